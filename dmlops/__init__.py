@@ -1,0 +1,73 @@
+"""dmlops: DirectML's operator API in Python — typed descriptors, validation, execution.
+
+``import dmlops`` is light: the 177 descriptor classes (``dmlops.Gru``, ...) load on first use, and
+no execution backend (ONNX Runtime, PyTorch) is imported until something runs.
+"""
+from __future__ import annotations
+
+from .errors import DescriptorError, DmlOpsError, Problem, ValidationError
+from .types import DataType, FeatureLevel, ScaleBias, Size2D, TensorDesc, TensorFlags
+
+__version__ = "0.1.0"
+
+
+def problems(desc, feature_level) -> list[Problem]:
+    """Every problem that makes ``desc`` invalid at ``feature_level`` (empty list when valid)."""
+    from .validate import problems as _problems
+
+    return _problems(desc, feature_level)
+
+
+def validate(desc, feature_level) -> None:
+    """Raise ValidationError listing every problem of ``desc`` at ``feature_level``; return None when valid."""
+    from .validate import validate as _validate
+
+    _validate(desc, feature_level)
+
+
+def from_json(document, path: str = "$"):
+    """An operator descriptor from a DxDispatch-style dict ``{"type": "DML_OPERATOR_GRU", "desc": {...}}``."""
+    from .jsonio import from_json as _from_json
+
+    return _from_json(document, path)
+
+
+def to_json(desc) -> dict:
+    """A descriptor as a DxDispatch-style dict ``{"type": "DML_OPERATOR_...", "desc": {...}}``."""
+    from .jsonio import to_json as _to_json
+
+    return _to_json(desc)
+
+
+def load(path):
+    """Read an operator descriptor from a JSON file (DxDispatch's dispatchable format)."""
+    from .jsonio import load as _load
+
+    return _load(path)
+
+
+def __getattr__(name: str):
+    # Descriptor classes and enums (CapWords names) load on first use: creating 177 dataclasses
+    # costs ~0.1 s. Lower-case names are submodules and must not trigger this.
+    if name[:1].isupper():
+        import importlib
+
+        for module_name in ("dmlops.descs", "dmlops.enums"):
+            module = importlib.import_module(module_name)
+            if name in module.__all__:
+                return getattr(module, name)
+    raise AttributeError(f"module 'dmlops' has no attribute {name!r}")
+
+
+def __dir__():
+    import importlib
+
+    descs, enums = importlib.import_module("dmlops.descs"), importlib.import_module("dmlops.enums")
+    return sorted(set(globals()) | set(descs.__all__) | set(enums.__all__))
+
+
+__all__ = [
+    "DataType", "FeatureLevel", "TensorFlags", "TensorDesc", "ScaleBias", "Size2D",
+    "DmlOpsError", "DescriptorError", "ValidationError", "Problem",
+    "problems", "validate", "from_json", "to_json", "load",
+]
