@@ -13,14 +13,14 @@ __version__ = "0.1.0"
 
 def problems(desc, feature_level) -> list[Problem]:
     """Every problem that makes ``desc`` invalid at ``feature_level`` (empty list when valid)."""
-    from .validate import problems as _problems
+    from .validation import problems as _problems
 
     return _problems(desc, feature_level)
 
 
 def validate(desc, feature_level) -> None:
     """Raise ValidationError listing every problem of ``desc`` at ``feature_level``; return None when valid."""
-    from .validate import validate as _validate
+    from .validation import validate as _validate
 
     _validate(desc, feature_level)
 

@@ -74,13 +74,13 @@ class OperatorDesc:
 
     def problems(self, feature_level) -> list:
         """Every problem that makes this descriptor invalid at ``feature_level`` (empty when valid)."""
-        from .validate import problems
+        from .validation import problems
 
         return problems(self, feature_level)
 
     def validate(self, feature_level) -> None:
         """Raise ValidationError listing every problem at ``feature_level``; return None when valid."""
-        from .validate import validate
+        from .validation import validate
 
         validate(self, feature_level)
 

@@ -68,7 +68,7 @@ DECISIONS: dict[str, list[tuple[str, object, str]]] = {
         (
             "/support/0/tensors/OutputTensor/data_types",
             None,
-            "Same empty docs cell as InputTensor.",
+            "The docs' support table has an empty 'Supported data types' cell for OutputTensor as for InputTensor; null = not documented.",
         ),
     ],
     "UNFOLD": [
@@ -87,7 +87,7 @@ DECISIONS: dict[str, list[tuple[str, object, str]]] = {
         (
             "/support/0/tensors/OutputTensor/data_types",
             None,
-            "Same empty docs cell as InputTensor.",
+            "The docs' support table has an empty 'Supported data types' cell for OutputTensor as for InputTensor; null = not documented.",
         ),
     ],
 }

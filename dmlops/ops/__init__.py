@@ -3,6 +3,21 @@
 import importlib
 
 MODULES = {
+    'ACTIVATION_LOG_SOFTMAX': 'activation_log_softmax',
+    'ACTIVATION_LOG_SOFTMAX1': 'activation_log_softmax1',
+    'ACTIVATION_SOFTMAX': 'activation_softmax',
+    'ACTIVATION_SOFTMAX1': 'activation_softmax1',
+    'ACTIVATION_SOFTPLUS': 'activation_softplus',
+    'BATCH_NORMALIZATION': 'batch_normalization',
+    'BATCH_NORMALIZATION_GRAD': 'batch_normalization_grad',
+    'BATCH_NORMALIZATION_TRAINING': 'batch_normalization_training',
+    'BATCH_NORMALIZATION_TRAINING_GRAD': 'batch_normalization_training_grad',
+    'CONVOLUTION': 'convolution',
+    'GEMM': 'gemm',
+    'GRU': 'gru',
+    'LSTM': 'lstm',
+    'REDUCE': 'reduce',
+    'RNN': 'rnn',
 }
 
 

@@ -1,0 +1,169 @@
+"""The ``dmlops`` command.
+
+    dmlops ops [--feature-level X]                   list operator types (those X allows)
+    dmlops describe OP [--feature-level X]           fields, defaults, support tiers, constraints
+    dmlops validate FILE.json [--feature-level X] [--json]
+                                                     exit 0 when valid, 1 with every problem listed
+
+Bad input (unknown operator, malformed file, bad feature level) prints a one-line error and exits 2;
+no traceback is shown.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from . import schema as _schema
+from .errors import DmlOpsError
+from .types import FeatureLevel
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # usage errors: exit 2 with a short message, like every other bad input
+        self.print_usage(sys.stderr)
+        print(f"dmlops: error: {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def _level(text: str) -> FeatureLevel:
+    try:
+        return FeatureLevel.parse(text)
+    except DmlOpsError as e:
+        raise argparse.ArgumentTypeError(str(e).lstrip(": ")) from None
+
+
+def _ranks(counts) -> str:
+    from .validation import ranks_text
+
+    return ranks_text(counts)
+
+
+def cmd_ops(args) -> int:
+    schemas = _schema.all_schemas().values()
+    if args.feature_level is not None:
+        schemas = [s for s in schemas if s.introduced <= args.feature_level]
+    rows = [(s.operator_type, s.introduced.short, s.struct_name) for s in schemas]
+    width = max(len(r[0]) for r in rows)
+    print(f"{'operator':<{width}}  introduced  struct")
+    for op, level, struct in rows:
+        print(f"{op:<{width}}  {level:<10}  {struct}")
+    where = f" allowed at {args.feature_level.dml_name}" if args.feature_level is not None else ""
+    print(f"{len(rows)} operator types{where}.")
+    return 0
+
+
+def cmd_describe(args) -> int:
+    s = _schema.get(args.operator)
+    from .ops import MODULES
+
+    print(f"{s.operator_type}  ({s.struct_name}, DML_OPERATOR_TYPE value {s.enum_value})")
+    print(f"introduced: {s.introduced.dml_name}")
+    print(f"docs:       {s.docs_url}")
+    print(f"in-place:   {'yes' if s.supports_in_place else 'no'}")
+    fused = "takes a FusedActivation" if s.accepts_fused_activation else (
+        "can be used as a fused activation" if s.fusable_activation else "no")
+    print(f"fusion:     {fused}")
+    print(f"rules:      {'hand-written shape rules in dmlops/ops/' + MODULES[s.operator_type] + '.py' if s.operator_type in MODULES else 'descriptor rules only'}")
+    print("\nfields (struct order):")
+    counts = s.count_fields
+    for f in s.fields:
+        kind = "derived count" if f.name in counts else f.kind
+        type_ = f.enum or ("BOOL" if f.is_bool else f.type)
+        extra = []
+        if f.optional:
+            extra.append("optional")
+        if f.has_default:
+            extra.append(f"default {f.default}")
+        if f.count_field:
+            extra.append(f"counted by {f.count_field}")
+        py = "" if f.name in counts else f"  [{f.py_name}]"
+        print(f"  {f.name:<30} {kind:<13} {type_:<34}{(' ' + ', '.join(extra)) if extra else ''}{py}")
+    tiers = list(s.support)
+    if args.feature_level is not None:  # the tier in force, per group of reduce functions
+        groups = dict.fromkeys(t.functions for t in s.support)
+        in_force = [s.tier_at(args.feature_level, min(g) if g else None) for g in groups]
+        tiers = [t for t in tiers if any(t is x for x in in_force)]
+    print("\ntensor support:" if args.feature_level is None else f"\ntensor support at {args.feature_level.dml_name}:")
+    if not tiers:
+        print(f"  none: {s.operator_type} was introduced in {s.introduced.dml_name}.")
+    for t in tiers:
+        fn = f" [{', '.join(sorted(x.removeprefix('DML_REDUCE_FUNCTION_') for x in t.functions))}]" if t.functions else ""
+        print(f"  {t.level.dml_name} and above{fn}:")
+        for name, sup in t.tensors.items():
+            types = ", ".join(sup.data_types) if sup.data_types is not None else "(not documented)"
+            print(f"    {name:<28} ranks {_ranks(sup.dimension_counts):<7} {types}")
+    if s.same:
+        print("\nconstraints:")
+        for c in s.same:
+            print(f"  {', '.join(c.tensors)} must have the same {', '.join(c.properties)}")
+    for text in s.constraints_text:
+        print(f"  {text}")
+    if s.notes or s.deviations:
+        print("\nnotes:")
+        for n in s.notes:
+            print(f"  - {n}")
+        for d in s.deviations:
+            print(f"  - {d['path']}: {d['why']} (reference said {json.dumps(d['reference'])})")
+    return 0
+
+
+def cmd_validate(args) -> int:
+    from .jsonio import load
+    from .validation import problems
+
+    level = args.feature_level or FeatureLevel.latest()
+    desc = load(args.file)
+    found = problems(desc, level)
+    if args.json:
+        print(json.dumps({"file": args.file, "operator": desc.OPERATOR_TYPE, "feature_level": level.dml_name,
+                          "valid": not found, "problems": [p.to_dict() for p in found]}, indent=2))
+    elif found:
+        print(f"{args.file}: {desc.OPERATOR_TYPE} is invalid at {level.dml_name} ({len(found)} problem(s)):")
+        for p in found:
+            print(f"  - {p}")
+    else:
+        print(f"{args.file}: {desc.OPERATOR_TYPE} is valid at {level.dml_name}.")
+    return 1 if found else 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``dmlops`` command."""
+    p = _Parser(prog="dmlops", description="DirectML operator descriptors: list, describe, validate.")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    level_help = 'feature level: "5.1", "DML_FEATURE_LEVEL_5_1" or 0x5100'
+
+    ops = sub.add_parser("ops", help="list operator types and the feature level each was introduced in")
+    ops.add_argument("--feature-level", type=_level, help=level_help + "; list only what it allows")
+    ops.set_defaults(func=cmd_ops)
+
+    describe = sub.add_parser("describe", help="fields, defaults, support tiers and constraints of an operator")
+    describe.add_argument("operator", help="GRU, gru or DML_OPERATOR_GRU")
+    describe.add_argument("--feature-level", type=_level, help=level_help + "; show only its support tier")
+    describe.set_defaults(func=cmd_describe)
+
+    validate = sub.add_parser("validate", help="validate a DxDispatch-style JSON operator descriptor")
+    validate.add_argument("file", help="JSON file: {\"type\": \"DML_OPERATOR_...\", \"desc\": {...}}")
+    validate.add_argument("--feature-level", type=_level, help=level_help + " (default: the newest, 6.4)")
+    validate.add_argument("--json", action="store_true", help="machine-readable output")
+    validate.set_defaults(func=cmd_validate)
+    return p
+
+
+def main(argv=None) -> int:
+    """Entry point of the ``dmlops`` command; returns the exit code."""
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except DmlOpsError as e:
+        if getattr(args, "json", False):
+            print(json.dumps({"error": str(e)}))
+        else:
+            print(f"dmlops: error: {e}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

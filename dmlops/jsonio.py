@@ -1,0 +1,286 @@
+"""Operator descriptors as JSON, in DxDispatch's model format.
+
+One operator is ``{"type": "DML_OPERATOR_GRU", "desc": {"InputTensor": {"DataType": "FLOAT32",
+"Sizes": [1, 5, 2, 8]}, ...}}``. Field names are the C struct's; enum values may be short
+(``FLOAT32``, ``FORWARD``) or full (``DML_RECURRENT_NETWORK_DIRECTION_FORWARD``); optional members
+may be omitted; count members (``ActivationDescCount``) may be omitted and are checked when given.
+Nested operator descs are ``{"Type": "DML_OPERATOR_ACTIVATION_ELU", "Desc": {"Alpha": 0.5}}`` or, as
+DxDispatch also accepts, ``{"Type": "ACTIVATION_ELU", "Alpha": 0.5}``. A whole DxDispatch model
+file with a single DML dispatchable is accepted too.
+
+Every error is a DescriptorError whose path is the JSON path of the offending value (``$.desc.Direction``).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from . import schema as _schema
+from .base import OperatorDesc
+from .errors import DescriptorError
+from .types import DataType, DmlEnum, DmlFlags, ScaleBias, Size2D, TensorDesc, TensorFlags
+
+_TENSOR_KEYS = ("Type", "DataType", "Flags", "DimensionCount", "Sizes", "Strides", "TotalTensorSizeInBytes",
+                "GuaranteedBaseOffsetAlignment")
+
+
+def to_json(desc: OperatorDesc) -> dict:
+    """``{"type": "DML_OPERATOR_...", "desc": {...}}`` for an operator descriptor."""
+    return {"type": "DML_OPERATOR_" + desc.OPERATOR_TYPE, "desc": _desc_fields(desc)}
+
+
+def dumps(desc: OperatorDesc, indent: int | None = 2) -> str:
+    """The descriptor as a JSON string."""
+    return json.dumps(to_json(desc), indent=indent)
+
+
+def _desc_fields(desc: OperatorDesc) -> dict:
+    out = {}
+    for name, value in desc.dml_fields().items():
+        if value is None:
+            continue
+        out[name] = _value_json(value)
+    return out
+
+
+def _value_json(value):
+    if isinstance(value, TensorDesc):
+        return _tensor_json(value)
+    if isinstance(value, OperatorDesc):
+        return {"Type": "DML_OPERATOR_" + value.OPERATOR_TYPE, "Desc": _desc_fields(value)}
+    if isinstance(value, ScaleBias):
+        return {"Scale": value.scale, "Bias": value.bias}
+    if isinstance(value, Size2D):
+        return {"Width": value.width, "Height": value.height}
+    if isinstance(value, DataType):
+        return value.name
+    if isinstance(value, DmlFlags):
+        return [value.dml_prefix() + n for n in value.names()]
+    if isinstance(value, DmlEnum):
+        return value.dml_name
+    if isinstance(value, tuple):
+        return [_value_json(v) for v in value]
+    return value
+
+
+def _tensor_json(t: TensorDesc) -> dict:
+    out = {"DataType": t.data_type.name, "Sizes": list(t.sizes)}
+    if t.strides is not None:
+        out["Strides"] = list(t.strides)
+    if t.flags:
+        out["Flags"] = t.flags.names()
+    if t.total_tensor_size_in_bytes != t.minimum_size_in_bytes:
+        out["TotalTensorSizeInBytes"] = t.total_tensor_size_in_bytes
+    if t.guaranteed_base_offset_alignment:
+        out["GuaranteedBaseOffsetAlignment"] = t.guaranteed_base_offset_alignment
+    return out
+
+
+def from_json(document, path: str = "$") -> OperatorDesc:
+    """An operator descriptor from a parsed JSON document (see the module docstring for the format)."""
+    if isinstance(document, dict) and "dispatchables" in document:
+        return _from_model(document, path)
+    if not isinstance(document, dict):
+        raise DescriptorError(path, f"expected an object with 'type' and 'desc'; got {_kind(document)}.")
+    return _operator(document, path, nested=False)
+
+
+def loads(text: str, source: str = "$") -> OperatorDesc:
+    """An operator descriptor from a JSON string."""
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise DescriptorError(source, f"malformed JSON at line {e.lineno}, column {e.colno}: {e.msg}.") from None
+    return from_json(document)
+
+
+def load(path) -> OperatorDesc:
+    """An operator descriptor from a JSON file."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as e:
+        raise DescriptorError(str(p), f"cannot read the file ({e.strerror}).") from None
+    except UnicodeDecodeError:
+        raise DescriptorError(str(p), "is not UTF-8 text.") from None
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise DescriptorError(str(p), f"malformed JSON at line {e.lineno}, column {e.colno}: {e.msg}.") from None
+    return from_json(document)
+
+
+def _from_model(document: dict, path: str) -> OperatorDesc:
+    dispatchables = document["dispatchables"]
+    if not isinstance(dispatchables, dict):
+        raise DescriptorError(f"{path}.dispatchables", f"expected an object; got {_kind(dispatchables)}.")
+    dml = {name: d for name, d in dispatchables.items()
+           if isinstance(d, dict) and str(d.get("type", "")).upper() not in ("HLSL", "ONNX")}
+    if len(dml) != 1:
+        names = ", ".join(dml) or "none"
+        raise DescriptorError(f"{path}.dispatchables",
+                              f"expected exactly one DML operator dispatchable; found {len(dml)} ({names}).")
+    name, d = next(iter(dml.items()))
+    return _operator(d, f"{path}.dispatchables.{name}", nested=False)
+
+
+def _kind(value) -> str:
+    return {dict: "an object", list: "an array", str: "a string", bool: "a boolean", type(None): "null",
+            int: "a number", float: "a number"}.get(type(value), type(value).__name__)
+
+
+def _get(obj: dict, *keys):
+    for k in keys:
+        if k in obj:
+            return k, obj[k]
+    return None, None
+
+
+def _operator(obj: dict, path: str, nested: bool) -> OperatorDesc:
+    from .descs import CLASSES
+
+    type_key, type_value = _get(obj, "type", "Type")
+    if type_key is None:
+        raise DescriptorError(path, "missing 'type' (the operator type, e.g. \"DML_OPERATOR_GRU\").")
+    if not isinstance(type_value, str):
+        raise DescriptorError(f"{path}.{type_key}", f"expected a string; got {_kind(type_value)}.")
+    s = _schema.get(type_value, f"{path}.{type_key}")
+    desc_key, fields = _get(obj, "desc", "Desc")
+    if desc_key is None:
+        if not nested:
+            raise DescriptorError(path, "missing 'desc' (the operator's fields).")
+        fields, desc_path = {k: v for k, v in obj.items() if k != type_key}, path
+    else:
+        desc_path = f"{path}.{desc_key}"
+        extra = [k for k in obj if k not in (type_key, desc_key)]
+        if nested and extra:
+            raise DescriptorError(f"{path}.{extra[0]}", f"unexpected key next to '{desc_key}'.")
+    if not isinstance(fields, dict):
+        raise DescriptorError(desc_path, f"expected an object of {s.struct_name} fields; got {_kind(fields)}.")
+
+    known = {f.name: f for f in s.fields}
+    for key in fields:
+        if key not in known:
+            listing = ", ".join(f.name for f in s.fields)
+            raise DescriptorError(f"{desc_path}.{key}", f"unknown field for {s.operator_type} (fields: {listing}).")
+    kwargs = {}
+    for f in s.user_fields:
+        fpath = f"{desc_path}.{f.name}"
+        if f.name not in fields or fields[f.name] is None:
+            required = not f.optional and not (f.type == "TENSOR_DESC" and nested) and not f.has_default
+            if required:
+                raise DescriptorError(fpath, f"required field of {s.struct_name} is missing.")
+            continue
+        kwargs[f.py_name] = _field_value(f, fields[f.name], fpath)
+    try:
+        desc = CLASSES[s.operator_type](**kwargs)
+    except DescriptorError as e:  # a value the struct cannot hold; point at it in the document
+        field = e.path.split(".", 1)[1] if "." in e.path else e.path
+        raise DescriptorError(f"{desc_path}.{field}", e.message) from None
+    for count in s.count_fields:
+        if count in fields:
+            given = fields[count]
+            if isinstance(given, bool) or not isinstance(given, int):
+                raise DescriptorError(f"{desc_path}.{count}", f"expected an integer; got {_kind(given)}.")
+            if given != desc.count(count):
+                arrays = ", ".join(f.name for f in s.fields if f.count_field == count)
+                raise DescriptorError(f"{desc_path}.{count}",
+                                      f"{given} does not match the {desc.count(count)} entries of {arrays}.")
+    return desc
+
+
+def _field_value(f: _schema.FieldSchema, value, path: str):
+    t = f.type
+    if t == "TENSOR_DESC":
+        return _tensor(value, path)
+    if t == "TENSOR_DESC_ARRAY":
+        return tuple(_tensor(v, f"{path}[{i}]") for i, v in enumerate(_array(value, path)))
+    if t == "OPERATOR_DESC":
+        return _nested_operator(value, path)
+    if t == "OPERATOR_DESC_ARRAY":
+        return tuple(_nested_operator(v, f"{path}[{i}]") for i, v in enumerate(_array(value, path)))
+    if t == "SCALE_BIAS":
+        obj = _object(value, path, ("Scale", "Bias"))
+        return ScaleBias(scale=_number(obj.get("Scale", 1.0), f"{path}.Scale"),
+                         bias=_number(obj.get("Bias", 0.0), f"{path}.Bias"))
+    if t == "SIZE_2D":
+        obj = _object(value, path, ("Width", "Height"))
+        for k in ("Width", "Height"):
+            if k not in obj:
+                raise DescriptorError(f"{path}.{k}", "required field of DML_SIZE_2D is missing.")
+        return Size2D(width=_integer(obj["Width"], f"{path}.Width"), height=_integer(obj["Height"], f"{path}.Height"))
+    if f.enum:
+        from .enums import ENUMS
+
+        return ENUMS[f.enum].parse(value, path)
+    if f.is_bool:
+        if isinstance(value, bool) or value in (0, 1):
+            return bool(value)
+        raise DescriptorError(path, f"expected true or false; got {_kind(value)}.")
+    if t in ("FLOAT", "SCALAR_UNION"):
+        return _number(value, path)
+    if t in ("UINT", "INT"):
+        return _integer(value, path)
+    if t == "FLOAT_ARRAY":
+        return tuple(_number(v, f"{path}[{i}]") for i, v in enumerate(_array(value, path)))
+    return tuple(_integer(v, f"{path}[{i}]") for i, v in enumerate(_array(value, path)))
+
+
+def _nested_operator(value, path: str) -> OperatorDesc:
+    if not isinstance(value, dict):
+        raise DescriptorError(path, f"expected an operator object with 'Type'; got {_kind(value)}.")
+    return _operator(value, path, nested=True)
+
+
+def _tensor(value, path: str) -> TensorDesc:
+    obj = _object(value, path, _TENSOR_KEYS)
+    for k in ("DataType", "Sizes"):
+        if k not in obj:
+            raise DescriptorError(f"{path}.{k}", "required field of DML_BUFFER_TENSOR_DESC is missing.")
+    if "Type" in obj and obj["Type"] not in ("BUFFER", "DML_TENSOR_TYPE_BUFFER"):
+        raise DescriptorError(f"{path}.Type", f"only DML_TENSOR_TYPE_BUFFER tensors exist; got {obj['Type']!r}.")
+    data_type = DataType.parse(obj["DataType"], f"{path}.DataType")
+    sizes = tuple(_integer(v, f"{path}.Sizes[{i}]") for i, v in enumerate(_array(obj["Sizes"], f"{path}.Sizes")))
+    strides = None
+    if obj.get("Strides") is not None:
+        strides = tuple(_integer(v, f"{path}.Strides[{i}]")
+                        for i, v in enumerate(_array(obj["Strides"], f"{path}.Strides")))
+    if "DimensionCount" in obj and _integer(obj["DimensionCount"], f"{path}.DimensionCount") != len(sizes):
+        raise DescriptorError(f"{path}.DimensionCount", f"{obj['DimensionCount']} does not match the {len(sizes)} Sizes.")
+    flags = TensorFlags.parse(obj.get("Flags", 0), f"{path}.Flags")
+    total = obj.get("TotalTensorSizeInBytes")
+    total = None if total is None else _integer(total, f"{path}.TotalTensorSizeInBytes")
+    align = _integer(obj.get("GuaranteedBaseOffsetAlignment", 0), f"{path}.GuaranteedBaseOffsetAlignment")
+    try:
+        return TensorDesc(data_type, sizes, strides, flags, total, align)
+    except DescriptorError as e:  # e.g. a negative size: point at it in the document
+        raise DescriptorError(f"{path}.{e.path}", e.message) from None
+
+
+def _object(value, path: str, keys) -> dict:
+    if not isinstance(value, dict):
+        raise DescriptorError(path, f"expected an object; got {_kind(value)}.")
+    for k in value:
+        if k not in keys:
+            raise DescriptorError(f"{path}.{k}", f"unknown key (allowed: {', '.join(keys)}).")
+    return value
+
+
+def _array(value, path: str) -> list:
+    if not isinstance(value, list):
+        raise DescriptorError(path, f"expected an array; got {_kind(value)}.")
+    return value
+
+
+def _integer(value, path: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or isinstance(value, float) and not value.is_integer():
+        raise DescriptorError(path, f"expected an integer; got {_kind(value) if not isinstance(value, float) else value}.")
+    return int(value)
+
+
+def _number(value, path: str) -> float | int:
+    if isinstance(value, str) and value in ("NaN", "nan", "inf", "-inf", "Infinity", "-Infinity"):
+        return float(value.replace("Infinity", "inf"))
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise DescriptorError(path, f"expected a number; got {_kind(value)}.")
+    return value

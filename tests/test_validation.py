@@ -1,0 +1,93 @@
+"""Generic, descriptor-driven validation rules."""
+import re
+
+import pytest
+
+import dmlops
+from dmlops import TensorDesc as T
+from dmlops import ValidationError
+
+from . import factory
+
+
+def messages(desc, level="6.4"):
+    return [str(p) for p in dmlops.problems(desc, level)]
+
+
+def relu(**kw):
+    return dmlops.ActivationRelu(**{"input_tensor": T("FLOAT32", [4]), "output_tensor": T("FLOAT32", [4]), **kw})
+
+
+def test_required_tensor_missing():
+    assert messages(relu(output_tensor=None)) == ["ACTIVATION_RELU.OutputTensor: is required but missing (null)."]
+
+
+def test_same_constraint_message_names_both_tensors():
+    add = dmlops.ElementWiseAdd(a_tensor=T("FLOAT32", [2, 2]), b_tensor=T("FLOAT32", [2, 2]), output_tensor=T("FLOAT16", [2, 2]))
+    assert messages(add) == ["ELEMENT_WISE_ADD: ATensor, BTensor and OutputTensor must have the same DataType; "
+                             "got FLOAT32, FLOAT32 and FLOAT16."]
+
+
+def test_validate_raises_with_every_problem_and_is_a_value_error():
+    bad = relu(input_tensor=T("FLOAT64", [4]), output_tensor=None)
+    with pytest.raises(ValueError) as info:
+        dmlops.validate(bad, "6.4")
+    assert isinstance(info.value, ValidationError) and len(info.value.problems) == 2
+    assert "ACTIVATION_RELU.OutputTensor: is required but missing (null)." in str(info.value)
+    assert dmlops.validate(relu(), "6.4") is None
+    relu(input_tensor=T("FLOAT32", [1, 1, 1, 4]), output_tensor=T("FLOAT32", [1, 1, 1, 4])).validate("DML_FEATURE_LEVEL_1_0")
+
+
+def test_fused_activation_must_be_fusable_have_null_tensors_and_exist_at_level():
+    gemm = factory.build("GEMM", overrides={"a_tensor": T("FLOAT32", [1, 1, 2, 3]), "b_tensor": T("FLOAT32", [1, 1, 3, 4]),
+                                            "c_tensor": None, "output_tensor": T("FLOAT32", [1, 1, 2, 4])})
+    assert messages(gemm.replace(fused_activation=dmlops.ActivationRelu())) == []
+    assert messages(gemm.replace(fused_activation=relu())) == [
+        "GEMM.FusedActivation.InputTensor: must be null when ACTIVATION_RELU is used as a fused activation.",
+        "GEMM.FusedActivation.OutputTensor: must be null when ACTIVATION_RELU is used as a fused activation."]
+    found = messages(gemm.replace(fused_activation=dmlops.ActivationSoftmax()))
+    assert found[0].startswith("GEMM.FusedActivation: ACTIVATION_SOFTMAX cannot be a fused activation (fusable: ")
+    assert messages(gemm.replace(fused_activation=dmlops.ActivationGelu()), "5.0") == [
+        "GEMM.FusedActivation: ACTIVATION_GELU was introduced in DML_FEATURE_LEVEL_5_1; the target is DML_FEATURE_LEVEL_5_0."]
+
+
+def test_activation_list_entries_must_be_activations():
+    gru = factory.build("GRU")
+    found = messages(gru.replace(activation_descs=(dmlops.ActivationSigmoid(), relu())))
+    assert "GRU.ActivationDescs[1].InputTensor: must be null when ACTIVATION_RELU is used as an activation in ActivationDescs." in found
+
+
+def test_enum_member_introduced_later():
+    import json
+    from dmlops import schema as S
+
+    data = S.enums_data()["enums"]["DML_PADDING_MODE"]["members"]
+    later = [m for m in data if m["introduced"] != "DML_FEATURE_LEVEL_1_0"]
+    assert later, "DML_PADDING_MODE has members introduced after 1.0"
+    member = later[-1]
+    pad = factory.build("PADDING1", overrides={"padding_mode": member["name"]})
+    below = max(l for l in dmlops.FeatureLevel if l < dmlops.FeatureLevel.parse(member["introduced"]))
+    assert (f"PADDING1.PaddingMode: {member['name']} was introduced in {member['introduced']}; "
+            f"the target is {below.dml_name}.") in messages(pad, below)
+    _ = json
+
+
+def test_arrays_sharing_a_count_must_have_equal_length():
+    pool = factory.build("AVERAGE_POOLING", overrides={"strides": (1, 1), "window_size": (2, 2, 2)})
+    assert ("AVERAGE_POOLING.Strides: arrays counted by DimensionCount differ in length (Strides has 2, WindowSize has 3, "
+            "StartPadding has 2, EndPadding has 2); they must be equal.") in messages(pool)
+
+
+def test_scalar_union_must_fit_its_data_type():
+    fill = factory.build("FILL_VALUE_CONSTANT", overrides={"value_data_type": "UINT8", "value": 300})
+    assert "FILL_VALUE_CONSTANT.Value: 300 is not representable as ValueDataType UINT8." in messages(fill)
+    assert not [m for m in messages(fill.replace(value=255)) if "representable" in m]
+
+
+def test_level_spellings_and_bad_level():
+    r4 = relu(input_tensor=T("FLOAT32", [1, 1, 1, 4]), output_tensor=T("FLOAT32", [1, 1, 1, 4]))
+    assert messages(r4, 0x1000) == messages(r4, "1.0") == []
+    with pytest.raises(dmlops.DescriptorError, match=re.escape("'1.5' is not a DirectML feature level")):
+        dmlops.problems(relu(), "1.5")
+    with pytest.raises(TypeError, match="expected an operator descriptor"):
+        dmlops.problems({"type": "GRU"}, "6.4")
