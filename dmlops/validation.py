@@ -100,11 +100,11 @@ def _problems(desc: OperatorDesc, level: FeatureLevel, nested: str | None) -> li
         out.extend(_tier_problems(desc, s, level))
     if not nested:
         out.extend(_same_problems(desc, s))
-        from .ops import module
+    from .ops import module
 
-        mod = module(op)
-        if mod is not None and hasattr(mod, "check"):
-            out.extend(mod.check(desc, level))
+    mod = module(op)  # nested descs too: their attribute rules (e.g. SOFTPLUS Steepness) still apply
+    if mod is not None and hasattr(mod, "check"):
+        out.extend(mod.check(desc, level))
     return out
 
 

@@ -91,3 +91,9 @@ def test_level_spellings_and_bad_level():
         dmlops.problems(relu(), "1.5")
     with pytest.raises(TypeError, match="expected an operator descriptor"):
         dmlops.problems({"type": "GRU"}, "6.4")
+
+
+def test_op_rules_apply_to_nested_descs():
+    conv = factory.build("CONVOLUTION", fused=dmlops.ActivationSoftplus(steepness=0.5))
+    found = [m for m in messages(conv) if m.startswith("CONVOLUTION.FusedActivation")]
+    assert found == ["CONVOLUTION.FusedActivation.Steepness: 0.5 is less than 1 (allowed: 1 or more)."]
