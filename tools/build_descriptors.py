@@ -24,6 +24,24 @@ DEFAULT_REFERENCE = ROOT.parent / "shared" / "reference"
 DEFAULT_OUT = ROOT / "dmlops" / "descriptors"
 DOCS_BASE = "https://learn.microsoft.com/windows/win32/api/directml/"
 
+# FOLD and UNFOLD (FL 6.4) share their docs' gaps, so they share the decisions.
+_FL_6_4_FOLD_DECISIONS = [
+    (
+        "/supports_in_place",
+        False,
+        "No generated schema covers this FL 6.4 operator, so in-place support is unknown; "
+        "dmlops does not claim it.",
+    ),
+] + [
+    (
+        f"/support/0/tensors/{name}/data_types",
+        None,
+        f"The docs' support table has an empty 'Supported data types' cell for {name}; null means "
+        "'not documented', so data types are not checked rather than all rejected.",
+    )
+    for name in ("InputTensor", "OutputTensor")
+]
+
 # Where the reference leaves a choice open, the decision taken and why. Each entry is applied on top
 # of the derived data and recorded in the file as a deviation (path, reference value, why).
 DECISIONS: dict[str, list[tuple[str, object, str]]] = {
@@ -52,44 +70,8 @@ DECISIONS: dict[str, list[tuple[str, object, str]]] = {
             "the operator does.",
         ),
     ],
-    "FOLD": [
-        (
-            "/supports_in_place",
-            False,
-            "No generated schema covers this FL 6.4 operator, so in-place support is unknown; "
-            "dmlops does not claim it.",
-        ),
-        (
-            "/support/0/tensors/InputTensor/data_types",
-            None,
-            "The docs' support table has an empty 'Supported data types' cell; null means "
-            "'not documented', so data types are not checked rather than all rejected.",
-        ),
-        (
-            "/support/0/tensors/OutputTensor/data_types",
-            None,
-            "The docs' support table has an empty 'Supported data types' cell for OutputTensor as for InputTensor; null = not documented.",
-        ),
-    ],
-    "UNFOLD": [
-        (
-            "/supports_in_place",
-            False,
-            "No generated schema covers this FL 6.4 operator, so in-place support is unknown; "
-            "dmlops does not claim it.",
-        ),
-        (
-            "/support/0/tensors/InputTensor/data_types",
-            None,
-            "The docs' support table has an empty 'Supported data types' cell; null means "
-            "'not documented', so data types are not checked rather than all rejected.",
-        ),
-        (
-            "/support/0/tensors/OutputTensor/data_types",
-            None,
-            "The docs' support table has an empty 'Supported data types' cell for OutputTensor as for InputTensor; null = not documented.",
-        ),
-    ],
+    "FOLD": _FL_6_4_FOLD_DECISIONS,
+    "UNFOLD": _FL_6_4_FOLD_DECISIONS,
 }
 
 _SAME_RE = re.compile(r"^(?:\* )?(.+?) must have the same (.+?)\.$")
