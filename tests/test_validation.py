@@ -97,3 +97,19 @@ def test_op_rules_apply_to_nested_descs():
     conv = factory.build("CONVOLUTION", fused=dmlops.ActivationSoftplus(steepness=0.5))
     found = [m for m in messages(conv) if m.startswith("CONVOLUTION.FusedActivation")]
     assert found == ["CONVOLUTION.FusedActivation.Steepness: 0.5 is less than 1 (allowed: 1 or more)."]
+
+
+@pytest.mark.parametrize("op", ["ELEMENT_WISE_ADD", "ELEMENT_WISE_ADD1", "ELEMENT_WISE_SUBTRACT",
+                                "ELEMENT_WISE_MULTIPLY", "ELEMENT_WISE_DIVIDE"])
+def test_element_wise_binary_shape_relations(op):
+    # The docs' only shape rule for these: A, B and Output have the same DataType, DimensionCount and Sizes
+    # (broadcasting is expressed through zero strides, so a broadcast B still has the output's Sizes).
+    ok = factory.build(op, overrides={"a_tensor": T("FLOAT32", [2, 3]), "b_tensor": T("FLOAT32", [2, 3], strides=[0, 1]),
+                                      "output_tensor": T("FLOAT32", [2, 3])})
+    assert messages(ok) == []
+    bad = ok.replace(b_tensor=T("FLOAT32", [1, 3]))
+    assert messages(bad) == [f"{op}: ATensor, BTensor and OutputTensor must have the same Sizes; got [2, 3], [1, 3] and [2, 3]."]
+    bad = ok.replace(output_tensor=T("FLOAT32", [6]))
+    assert messages(bad) == [
+        f"{op}: ATensor, BTensor and OutputTensor must have the same DimensionCount; got 2, 2 and 1.",
+        f"{op}: ATensor, BTensor and OutputTensor must have the same Sizes; got [2, 3], [2, 3] and [6]."]
