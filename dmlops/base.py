@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import numbers
 from typing import ClassVar
 
 from . import schema as _schema
@@ -20,11 +21,11 @@ _INT_MIN, _INT_MAX = -(2**31), 2**31 - 1
 
 
 def _is_int(value) -> bool:
-    return not isinstance(value, bool) and (isinstance(value, int) or hasattr(value, "__index__"))
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)  # NumPy integers included
 
 
 def _is_number(value) -> bool:
-    return not isinstance(value, bool) and isinstance(value, (int, float)) or _is_int(value)
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)  # NumPy floats included
 
 
 def _enum_class(name: str):

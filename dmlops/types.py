@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import enum
 import math
+import numbers
 import re
 from dataclasses import dataclass
 
@@ -228,7 +229,7 @@ def max_dimension_count(level: FeatureLevel) -> int:
 
 
 def _uint(value, path: str, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) and not (hasattr(value, "__index__")):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):  # ints and NumPy integers, not floats
         raise DescriptorError(path, f"{what} must be an unsigned integer; got {value!r}.")
     value = int(value)
     if not 0 <= value < 2**64:
@@ -360,7 +361,7 @@ class ScaleBias:
     def __post_init__(self):
         for name in ("scale", "bias"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
+            if isinstance(value, bool) or not isinstance(value, numbers.Real):
                 raise DescriptorError(name.capitalize(), f"must be a number; got {value!r}.")
             object.__setattr__(self, name, float(value))
 

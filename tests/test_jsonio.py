@@ -130,3 +130,15 @@ def test_construction_errors_name_the_dml_field():
         factory.build("GEMM", overrides={"alpha": "1"})
     with pytest.raises(DescriptorError, match=re.escape("REDUCE.Axes[1]: -1 is outside the UINT range [0, 4294967295].")):
         factory.build("REDUCE", overrides={"axes": [0, -1]})
+
+
+def test_numpy_scalars_are_accepted_and_normalized():
+    import numpy as np
+
+    t = dmlops.TensorDesc(np.dtype("float32").name.upper(), [np.int64(2), np.uint32(3)])
+    elu = dmlops.ActivationElu(input_tensor=t, output_tensor=t, alpha=np.float32(0.5))
+    assert t.sizes == (2, 3) and type(t.sizes[0]) is int
+    assert elu.alpha == 0.5 and type(elu.alpha) is float
+    assert dmlops.from_json(json.loads(json.dumps(elu.to_json()))) == elu
+    with pytest.raises(DescriptorError, match=re.escape("ACTIVATION_ELU.Alpha: expected a number; got True.")):
+        dmlops.ActivationElu(alpha=True)

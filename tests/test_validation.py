@@ -58,7 +58,6 @@ def test_activation_list_entries_must_be_activations():
 
 
 def test_enum_member_introduced_later():
-    import json
     from dmlops import schema as S
 
     data = S.enums_data()["enums"]["DML_PADDING_MODE"]["members"]
@@ -69,7 +68,6 @@ def test_enum_member_introduced_later():
     below = max(l for l in dmlops.FeatureLevel if l < dmlops.FeatureLevel.parse(member["introduced"]))
     assert (f"PADDING1.PaddingMode: {member['name']} was introduced in {member['introduced']}; "
             f"the target is {below.dml_name}.") in messages(pad, below)
-    _ = json
 
 
 def test_arrays_sharing_a_count_must_have_equal_length():
