@@ -33,12 +33,6 @@ def _level(text: str) -> FeatureLevel:
         raise argparse.ArgumentTypeError(str(e).lstrip(": ")) from None
 
 
-def _ranks(counts) -> str:
-    from .validation import ranks_text
-
-    return ranks_text(counts)
-
-
 def cmd_ops(args) -> int:
     schemas = _schema.all_schemas().values()
     if args.feature_level is not None:
@@ -92,7 +86,7 @@ def cmd_describe(args) -> int:
         print(f"  {t.level.dml_name} and above{fn}:")
         for name, sup in t.tensors.items():
             types = ", ".join(sup.data_types) if sup.data_types is not None else "(not documented)"
-            print(f"    {name:<28} ranks {_ranks(sup.dimension_counts):<7} {types}")
+            print(f"    {name:<28} ranks {_schema.ranks_text(sup.dimension_counts):<7} {types}")
     if s.same:
         print("\nconstraints:")
         for c in s.same:

@@ -13,8 +13,12 @@ from importlib import resources
 from .errors import DescriptorError
 from .types import FeatureLevel
 
-SCALAR_TYPES = ("UINT", "INT", "FLOAT", "BOOL")
-ARRAY_TYPES = ("UINT_ARRAY", "INT_ARRAY", "FLOAT_ARRAY")
+def ranks_text(counts) -> str:
+    """Dimension counts the way the docs write them: "4", "1 to 8", "4, 5, 8"."""
+    counts = sorted(counts)
+    if len(counts) > 1 and counts == list(range(counts[0], counts[-1] + 1)):
+        return f"{counts[0]} to {counts[-1]}"
+    return ", ".join(map(str, counts))
 
 
 def snake_case(name: str) -> str:

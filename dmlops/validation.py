@@ -11,6 +11,7 @@ import functools
 
 from . import schema as _schema
 from .base import OperatorDesc, scalar_fits
+from .schema import ranks_text
 from .errors import Problem, ValidationError
 from .types import DataType, DmlEnum, FeatureLevel, TensorDesc
 
@@ -32,14 +33,6 @@ def validate(desc: OperatorDesc, feature_level) -> None:
     found = problems(desc, feature_level)
     if found:
         raise ValidationError(found)
-
-
-def ranks_text(counts) -> str:
-    """Dimension counts the way the docs write them: "4", "1 to 8", "4, 5, 8"."""
-    counts = sorted(counts)
-    if len(counts) > 1 and counts == list(range(counts[0], counts[-1] + 1)):
-        return f"{counts[0]} to {counts[-1]}"
-    return ", ".join(map(str, counts))
 
 
 def _problems(desc: OperatorDesc, level: FeatureLevel, nested: str | None) -> list[Problem]:

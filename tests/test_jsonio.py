@@ -142,3 +142,33 @@ def test_numpy_scalars_are_accepted_and_normalized():
     assert dmlops.from_json(json.loads(json.dumps(elu.to_json()))) == elu
     with pytest.raises(DescriptorError, match=re.escape("ACTIVATION_ELU.Alpha: expected a number; got True.")):
         dmlops.ActivationElu(alpha=True)
+
+
+IDENTITY = {"InputTensor": {"DataType": "FLOAT32", "Sizes": [4]}, "OutputTensor": {"DataType": "FLOAT32", "Sizes": [4]}}
+
+
+@pytest.mark.parametrize("desc, message", [
+    (dict(IDENTITY, InputTensor={"DataType": "FLOAT32", "Sizes": [4], "DimensionCount": 2}),
+     "$.desc.InputTensor.DimensionCount: 2 does not match the 1 Sizes."),
+    (dict(IDENTITY, InputTensor={"Type": "DML_TENSOR_TYPE_INVALID", "DataType": "FLOAT32", "Sizes": [4]}),
+     "$.desc.InputTensor.Type: only DML_TENSOR_TYPE_BUFFER tensors exist; got 'DML_TENSOR_TYPE_INVALID'."),
+    (dict(IDENTITY, ScaleBias={"Scale": 2, "Offset": 1}),
+     "$.desc.ScaleBias.Offset: unknown key (allowed: Scale, Bias)."),
+    (dict(IDENTITY, ScaleBias={"Scale": "2"}),
+     "$.desc.ScaleBias.Scale: expected a number; got a string."),
+])
+def test_bad_tensor_and_struct_members_name_the_json_path(desc, message):
+    with pytest.raises(DescriptorError) as info:
+        dmlops.from_json({"type": "ELEMENT_WISE_IDENTITY", "desc": desc})
+    assert str(info.value) == message
+
+
+def test_bad_size_2d_and_nested_extra_key():
+    doc = factory.build("ROI_POOLING").to_json()
+    doc["desc"]["PooledSize"] = {"Width": 2}
+    with pytest.raises(DescriptorError, match=re.escape("$.desc.PooledSize.Height: required field of DML_SIZE_2D is missing.")):
+        dmlops.from_json(doc)
+    gemm = factory.build("GEMM", fused=dmlops.ActivationRelu()).to_json()
+    gemm["desc"]["FusedActivation"]["Alpha"] = 1
+    with pytest.raises(DescriptorError, match=re.escape("$.desc.FusedActivation.Alpha: unexpected key next to 'Desc'.")):
+        dmlops.from_json(gemm)

@@ -177,9 +177,6 @@ def derive(reference: Path) -> dict[str, dict]:
         notes = list(op["notes"])
         if op.get("enum_aliases"):
             notes.append("Aliases folded into this operator type: " + ", ".join(op["enum_aliases"]) + ".")
-        for f in op["fields"]:
-            if f.get("docs_optionality_differs"):
-                pass  # already explained in op["notes"]
         desc = {
             "$schema": "_schema.json",
             "operator_type": name,

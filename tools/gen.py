@@ -150,13 +150,6 @@ def render_ops_index() -> str:
     return "".join(out)
 
 
-def _ranks(counts) -> str:
-    counts = list(counts)
-    if len(counts) > 1 and counts == list(range(counts[0], counts[-1] + 1)):
-        return f"{counts[0]}-{counts[-1]}"
-    return ",".join(map(str, counts))
-
-
 def render_operators_md() -> str:
     schemas = S.all_schemas()
     mods = op_modules()
@@ -170,7 +163,7 @@ def render_operators_md() -> str:
         tier = s.support[-1]
         first = next(iter(tier.tensors.values()))
         types = ", ".join(first.data_types) if first.data_types is not None else "(not documented)"
-        out.append(f"| [{s.operator_type}]({s.docs_url}) | {s.introduced.short} | {_ranks(first.dimension_counts)} | "
+        out.append(f"| [{s.operator_type}]({s.docs_url}) | {s.introduced.short} | {S.ranks_text(first.dimension_counts)} | "
                    f"{types} | {'yes' if s.supports_in_place else ''} | "
                    f"{'takes' if s.accepts_fused_activation else ('can be' if s.fusable_activation else '')} | "
                    f"{'yes' if s.operator_type in mods else ''} |\n")
