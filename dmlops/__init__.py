@@ -46,12 +46,29 @@ def load(path):
     return _load(path)
 
 
+def compile(target, backend: str = "onnxruntime", device=None, feature_level=None):
+    """Validate and lower a descriptor or GraphDesc for ``backend`` ("onnxruntime", "torch", "reference");
+    returns a cached CompiledOperator (see dmlops.compiled.compile)."""
+    from .compiled import compile as _compile
+
+    return _compile(target, backend, device, feature_level)
+
+
+def run(target, inputs=None, /, *, backend: str = "onnxruntime", device=None, feature_level=None, **kwargs):
+    """Compile (or reuse) ``target`` and run it once; returns the outputs by name (see dmlops.compiled.run)."""
+    from .compiled import run as _run
+
+    return _run(target, inputs, backend=backend, device=device, feature_level=feature_level, **kwargs)
+
+
 def __getattr__(name: str):
     # Descriptor classes and enums (CapWords names) load on first use: creating 177 dataclasses
     # costs ~0.1 s. Lower-case names are submodules and must not trigger this.
     if name[:1].isupper():
         import importlib
 
+        if name in ("GraphBuilder", "GraphDesc", "InputEdge", "IntermediateEdge", "OutputEdge"):
+            return getattr(importlib.import_module("dmlops.graph"), name)
         for module_name in ("dmlops.descs", "dmlops.enums"):
             module = importlib.import_module(module_name)
             if name in module.__all__:
@@ -63,11 +80,12 @@ def __dir__():
     import importlib
 
     descs, enums = importlib.import_module("dmlops.descs"), importlib.import_module("dmlops.enums")
-    return sorted(set(globals()) | set(descs.__all__) | set(enums.__all__))
+    return sorted(set(globals()) | set(__all__) | set(descs.__all__) | set(enums.__all__))
 
 
 __all__ = [
     "DataType", "FeatureLevel", "TensorFlags", "TensorDesc", "ScaleBias", "Size2D",
     "DmlOpsError", "DescriptorError", "ValidationError", "Problem",
-    "problems", "validate", "from_json", "to_json", "load",
+    "problems", "validate", "from_json", "to_json", "load", "compile", "run",
+    "GraphBuilder", "GraphDesc", "InputEdge", "IntermediateEdge", "OutputEdge",
 ]

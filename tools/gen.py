@@ -179,7 +179,10 @@ def outputs() -> dict[Path, str]:
     }
 
 
-SKELETON = '''"""Hand-written rules and lowerings for DML_OPERATOR_{op}."""
+SKELETON = '''"""Hand-written rules and lowerings for DML_OPERATOR_{op}.
+
+To make it run, add ``reference``, ``to_onnx``, ``to_torch`` and ``SAMPLES`` (interface: dmlops/lower.py).
+"""
 from __future__ import annotations
 
 from ..errors import Problem

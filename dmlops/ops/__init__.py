@@ -5,9 +5,13 @@ import importlib
 MODULES = {
     'ACTIVATION_LOG_SOFTMAX': 'activation_log_softmax',
     'ACTIVATION_LOG_SOFTMAX1': 'activation_log_softmax1',
+    'ACTIVATION_RELU': 'activation_relu',
+    'ACTIVATION_RELU_GRAD': 'activation_relu_grad',
+    'ACTIVATION_SIGMOID': 'activation_sigmoid',
     'ACTIVATION_SOFTMAX': 'activation_softmax',
     'ACTIVATION_SOFTMAX1': 'activation_softmax1',
     'ACTIVATION_SOFTPLUS': 'activation_softplus',
+    'ACTIVATION_TANH': 'activation_tanh',
     'BATCH_NORMALIZATION': 'batch_normalization',
     'BATCH_NORMALIZATION_GRAD': 'batch_normalization_grad',
     'BATCH_NORMALIZATION_TRAINING': 'batch_normalization_training',

@@ -1,0 +1,167 @@
+"""The ONNX Runtime backend: one ONNX model per compiled operator or graph, one InferenceSession.
+
+Devices: ``dml[:N]`` → DmlExecutionProvider (onnxruntime-directml), ``cuda[:N]`` →
+CUDAExecutionProvider, ``cpu`` → CPUExecutionProvider. With no device named, the first available of
+dml, cuda, cpu. On a GPU provider the CPU fallback for unsupported nodes is disabled
+(``session.disable_cpu_ep_fallback``): a node that cannot run there is an error, never a silent move.
+The DirectML provider gets the session options its documentation requires: memory pattern off and
+sequential execution; and since it must not run concurrently, each session runs one call at a time.
+"""
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from .. import tensors
+from ..errors import DmlOpsError
+from ..lower import lower_onnx
+from . import evaluate, parse_device
+from .onnx_graph import OnnxGraph
+
+PROVIDERS = {"dml": "DmlExecutionProvider", "cuda": "CUDAExecutionProvider", "cpu": "CPUExecutionProvider"}
+
+
+def available_devices(ort) -> list[str]:
+    """Device kinds this onnxruntime build can run on, in preference order."""
+    have = set(ort.get_available_providers())
+    return [kind for kind in ("dml", "cuda", "cpu") if PROVIDERS[kind] in have]
+
+
+def choose_device(device, ort=None):
+    """(device string, provider name, notes) for ``device`` (None = best available); errors list what is available."""
+    if ort is None:
+        import onnxruntime as ort
+    have = available_devices(ort)
+    if device is None:
+        kind, index = have[0], 0
+    else:
+        kind, index = parse_device(device, "onnxruntime")
+        if kind not in have:
+            hint = {"dml": " DirectML needs the onnxruntime-directml package on Windows.",
+                    "cuda": " CUDA needs the onnxruntime-gpu package and an NVIDIA driver."}[kind]
+            raise DmlOpsError(f"onnxruntime: device {device!r} ({PROVIDERS[kind]}) is not available; available: "
+                              + ", ".join(f"{k} ({PROVIDERS[k]})" for k in have) + "." + hint)
+    return f"{kind}:{index}" if kind != "cpu" else "cpu", PROVIDERS[kind], ()
+
+
+def session_config(device: str, ort):
+    """(SessionOptions, providers list) for a device string from ``choose_device``."""
+    kind, index = parse_device(device, "onnxruntime")
+    options = ort.SessionOptions()
+    options.log_severity_level = 3
+    if kind == "dml":
+        options.enable_mem_pattern = False
+        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    if kind != "cpu":
+        options.add_session_config_entry("session.disable_cpu_ep_fallback", "1")
+        return options, [(PROVIDERS[kind], {"device_id": str(index)})]
+    return options, [PROVIDERS[kind]]
+
+
+def strided_read(g: OnnxGraph, td, buffer: str) -> str:
+    """The logical value of a strided tensor from its 1-D buffer value."""
+    plan = tensors.permuted_layout(td)
+    if plan is None:
+        return g.node("Gather", [buffer, g.const(tensors.gather_indices(td))], axis=0)
+    span, packed, perm, kept = plan
+    v = g.node("Reshape", [g.node("Slice", [buffer, g.ints([0]), g.ints([span])]), g.ints(packed)])
+    if perm != sorted(perm):
+        v = g.node("Transpose", [v], perm=perm)
+    v = g.node("Reshape", [v, g.ints(kept)])
+    if list(kept) != list(td.sizes):
+        v = g.node("Expand", [v, g.ints(td.sizes)])
+    return v
+
+
+def strided_write(g: OnnxGraph, td, value: str) -> str:
+    """A zero-filled 1-D buffer holding ``value`` at the offsets its Strides give."""
+    total = max(tensors.buffer_elements(td), tensors.needed_elements(td))
+    plan = tensors.permuted_layout(td)
+    if plan is None:
+        flat = g.node("Reshape", [value, g.ints([-1])])
+        zeros = g.const(np.zeros(total, dtype=g.dtype(value)))
+        return g.node("ScatterND", [zeros, g.const(tensors.gather_indices(td).reshape(-1, 1)), flat])
+    span, packed, perm, kept = plan
+    dims = [i for i, (s, st) in enumerate(zip(td.sizes, td.strides)) if s > 1 and st > 0]
+    v = g.node("Reshape", [value, g.ints([td.sizes[i] for i in dims] or [1])])
+    if perm != sorted(perm):
+        v = g.node("Transpose", [v], perm=[int(i) for i in np.argsort(perm)])
+    v = g.node("Reshape", [v, g.ints([-1])])
+    if total > span:
+        v = g.node("Pad", [v, g.ints([0, total - span])])
+    return v
+
+
+def build_model(graph, upcast_float16: bool):
+    """The ONNX model of ``graph``: inputs and outputs by graph name, strided ones as 1-D buffers."""
+    g = OnnxGraph(upcast_float16)
+    values = []
+    for name, td in zip(graph.input_names, graph.input_descs()):
+        dtype = td.data_type.numpy_dtype
+        if tensors.is_strided(td):
+            v = strided_read(g, td, g.input(name, dtype, [f"{name}_elements"]))
+        else:
+            v = g.input(name, dtype, td.sizes)
+        values.append(g.cast(v, g.compute_dtype(td.data_type)))
+
+    def settle(value, td):
+        return g.cast(g.cast(value, td.data_type.numpy_dtype), g.compute_dtype(td.data_type))
+
+    outs = evaluate(graph, values, lambda desc, x: lower_onnx(desc, g, x), settle)
+    for name, td, v in zip(graph.output_names, graph.output_descs(), outs):
+        v = g.cast(v, td.data_type.numpy_dtype)
+        if tensors.is_strided(td):
+            g.output(strided_write(g, td, v), name, [max(tensors.buffer_elements(td), tensors.needed_elements(td))])
+        else:
+            g.output(v, name, td.sizes)
+    return g.model()
+
+
+class Runner:
+    """An InferenceSession with its names; one ``run`` at a time."""
+
+    def __init__(self, graph, device: str, ort=None):
+        if ort is None:
+            import onnxruntime as ort
+        self.ort = ort
+        self.device = device
+        self.kind, self.device_id = parse_device(device, "onnxruntime")
+        self.upcast_float16 = self.kind == "cpu"
+        self.model = build_model(graph, self.upcast_float16)
+        options, providers = session_config(device, ort)
+        try:
+            self.session = ort.InferenceSession(self.model.SerializeToString(), options, providers=providers)
+        except Exception as e:  # onnxruntime raises its own exception types
+            raise DmlOpsError(f"onnxruntime: could not create a session on {device} ({PROVIDERS[self.kind]}): "
+                              f"{e}") from e
+        if PROVIDERS[self.kind] not in self.session.get_providers():
+            raise DmlOpsError(f"onnxruntime: the session did not take {PROVIDERS[self.kind]} "
+                              f"(it has {self.session.get_providers()}).")
+        self.input_names = list(graph.input_names)
+        self.output_names = list(graph.output_names)
+        self.lock = threading.Lock()
+
+    def __call__(self, inputs: list) -> list:
+        feed = dict(zip(self.input_names, inputs))
+        with self.lock:
+            return self.session.run(self.output_names, feed)
+
+    def run_bound(self, inputs: list) -> list:
+        """IOBinding: inputs are NumPy arrays or OrtValues; outputs stay on the session's device as OrtValues."""
+        binding = self.session.io_binding()
+        for name, value in zip(self.input_names, inputs):
+            if isinstance(value, self.ort.OrtValue):
+                binding.bind_ortvalue_input(name, value)
+            else:
+                binding.bind_cpu_input(name, value)
+        for name in self.output_names:
+            binding.bind_output(name, self.kind, self.device_id)
+        with self.lock:
+            self.session.run_with_iobinding(binding)
+        return binding.get_outputs()
+
+
+def build(graph, device):
+    """A Runner for ``graph`` on ``device`` (a string from ``choose_device``)."""
+    return Runner(graph, device)

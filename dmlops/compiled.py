@@ -1,0 +1,245 @@
+"""``dmlops.compile`` / ``dmlops.run``: validate once, lower once, run many times.
+
+Compiling an equal descriptor or graph again (same backend, device and feature level) returns the
+cached CompiledOperator, so its ONNX Runtime session or torch function is reused.
+"""
+from __future__ import annotations
+
+import threading
+from typing import Mapping
+
+from . import tensors
+from .backends import BACKENDS
+from .base import OperatorDesc
+from .errors import DmlOpsError
+from .graph import GraphDesc
+from .types import FeatureLevel
+
+_CACHE: dict = {}
+_CACHE_LOCK = threading.Lock()
+
+
+class Outputs(dict):
+    """A compiled operator's results: a dict keyed by DML name; single-operator results also by Python field name
+    as attributes (``out.output_gradient_tensor`` is ``out["OutputGradientTensor"]``)."""
+
+    def __init__(self, values, aliases: Mapping[str, str]):
+        super().__init__(values)
+        self._aliases = aliases
+
+    def __getattr__(self, name: str):
+        key = self.__dict__.get("_aliases", {}).get(name, name)
+        if key in self:
+            return self[key]
+        raise AttributeError(f"no output {name!r} (outputs: {', '.join(self)})")
+
+
+class CompiledOperator:
+    """A validated, lowered operator or graph, bound to a backend and a device.
+
+    ``backend``, ``device`` (``cpu``, ``cuda:0``, ``dml:0``) and ``provider`` (the ONNX Runtime
+    execution provider, the torch device, or ``numpy``) say where it runs; ``notes`` say how (for
+    example that FLOAT16 is computed in float32 on a CPU). Call it with inputs by Python field name
+    (``op(input_tensor=x)``) or a dict keyed by DML name (``op({"InputTensor": x})``); graphs take
+    their input names. It returns an ``Outputs`` dict.
+    """
+
+    def __init__(self, target, graph: GraphDesc, backend: str, device: str, provider, level: FeatureLevel,
+                 runner, notes: tuple[str, ...]):
+        self.target = target
+        self.graph = graph
+        self.backend = backend
+        self.device = device
+        self.provider = provider
+        self.feature_level = level
+        self.notes = notes
+        self._runner = runner
+        self.input_names = tuple(graph.input_names)
+        self.output_names = tuple(graph.output_names)
+        self._in_descs = graph.input_descs()
+        self._out_descs = graph.output_descs()
+        fields = target.FIELD_NAMES if isinstance(target, OperatorDesc) else {}
+        self._in_aliases = {py: dml for py, dml in fields.items() if dml in self.input_names}
+        self._out_aliases = {py: dml for py, dml in fields.items() if dml in self.output_names}
+        self._label = target.OPERATOR_TYPE if isinstance(target, OperatorDesc) else "GRAPH"
+
+    def __repr__(self) -> str:
+        return (f"<CompiledOperator {self._label} backend={self.backend} device={self.device} "
+                f"provider={self.provider} level={self.feature_level.short}>")
+
+    @property
+    def model(self):
+        """The ONNX ModelProto (onnxruntime backend only)."""
+        if self.backend != "onnxruntime":
+            raise DmlOpsError(f"{self._label}: only the onnxruntime backend has an ONNX model; this one is {self.backend}.")
+        return self._runner.model
+
+    def _gather(self, inputs, kwargs) -> list:
+        if inputs is not None and not isinstance(inputs, Mapping):
+            raise DmlOpsError(f"{self._label}: pass inputs as keyword arguments or one dict keyed by DML name; "
+                              f"got {type(inputs).__name__}.")
+        given = dict(inputs or {})
+        for key, value in kwargs.items():
+            name = self._in_aliases.get(key, key)
+            if name in given:
+                raise DmlOpsError(f"{self._label}: input {name} is given twice.")
+            given[name] = value
+        unknown = [k for k in given if k not in self.input_names]
+        if unknown:
+            raise DmlOpsError(f"{self._label}: unknown input(s) {', '.join(map(repr, unknown))}; "
+                              f"expected {self._input_list()}.")
+        missing = [n for n in self.input_names if n not in given]
+        if missing:
+            raise DmlOpsError(f"{self._label}: missing input(s) {', '.join(missing)}; expected {self._input_list()}.")
+        return [given[n] for n in self.input_names]
+
+    def _input_list(self) -> str:
+        py = {dml: p for p, dml in self._in_aliases.items()}
+        return ", ".join(f"{py[n]} ({n})" if n in py else n for n in self.input_names)
+
+    def _path(self, name: str) -> str:
+        return f"{self._label}.{name}"
+
+    def __call__(self, inputs=None, /, *, outputs_on_device: bool = False, **kwargs) -> Outputs:
+        """Run once. ``outputs_on_device=True`` (onnxruntime only) uses IOBinding and returns OrtValues on the device."""
+        values = self._gather(inputs, kwargs)
+        if self.backend == "torch":
+            if outputs_on_device:
+                raise DmlOpsError(f"{self._label}: outputs_on_device is for the onnxruntime backend; torch results stay "
+                                  "on the device of torch tensor inputs already.")
+            return self._call_torch(values)
+        if outputs_on_device and self.backend != "onnxruntime":
+            raise DmlOpsError(f"{self._label}: outputs_on_device needs the onnxruntime backend; this one is {self.backend}.")
+        feed = []
+        for name, td, value in zip(self.input_names, self._in_descs, values):
+            if outputs_on_device and type(value).__name__ == "OrtValue":
+                feed.append(self._check_ortvalue(name, td, value))
+            else:
+                feed.append(tensors.numpy_input(td, value, self._path(name)))
+        if outputs_on_device:
+            return Outputs(zip(self.output_names, self._runner.run_bound(feed)), self._out_aliases)
+        outs = self._runner(feed)
+        return Outputs(((n, tensors.numpy_output(td, v)) for n, td, v in zip(self.output_names, self._out_descs, outs)),
+                       self._out_aliases)
+
+    def _check_ortvalue(self, name, td, value):
+        expected = "tensor(" + {"float32": "float", "float64": "double"}.get(td.data_type.numpy_dtype.name,
+                                                                            td.data_type.numpy_dtype.name) + ")"
+        shape = tuple(value.shape())
+        wanted = (tuple(td.sizes),) if not tensors.is_strided(td) else ()
+        if value.data_type() != expected or (wanted and shape not in wanted) or (not wanted and len(shape) != 1):
+            form = f"shape {list(td.sizes)}" if wanted else "a 1-D buffer"
+            raise DmlOpsError(f"{self._path(name)}: expected an OrtValue of {expected} with {form}; got "
+                              f"{value.data_type()} with shape {list(shape)}.")
+        return value
+
+    def _call_torch(self, values) -> Outputs:
+        torch = self._runner.torch
+        as_torch = any(isinstance(v, torch.Tensor) for v in values)
+        feed = [self._runner.to_device(self._path(n), td, v) for n, td, v in zip(self.input_names, self._in_descs, values)]
+        outs = self._runner(feed)
+        if as_torch:
+            result = [v.as_strided(td.sizes, td.strides) if tensors.is_strided(td) else v
+                      for td, v in zip(self._out_descs, outs)]
+        else:
+            result = [tensors.numpy_output(td, v.cpu().numpy()) for td, v in zip(self._out_descs, outs)]
+        return Outputs(zip(self.output_names, result), self._out_aliases)
+
+
+def _graph_of(target) -> GraphDesc:
+    if isinstance(target, OperatorDesc):
+        return GraphDesc.single(target)
+    if isinstance(target, GraphDesc):
+        return target
+    raise DmlOpsError(f"compile: expected an operator descriptor or a GraphDesc; got {type(target).__name__}.")
+
+
+def compile(target, backend: str = "onnxruntime", device: str | None = None, feature_level=None) -> CompiledOperator:
+    """Validate ``target`` (an operator descriptor or a GraphDesc) at ``feature_level`` (default: the newest),
+    lower it for ``backend`` ("onnxruntime", "torch" or "reference") on ``device`` (None: the best available;
+    "cpu", "cuda[:N]", "dml[:N]"), and return a CompiledOperator. Equal targets share one compiled operator."""
+    if backend not in BACKENDS:
+        raise DmlOpsError(f"compile: unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}.")
+    level = FeatureLevel.latest() if feature_level is None else FeatureLevel.parse(feature_level)
+    key = (target, backend, device, level)
+    try:
+        with _CACHE_LOCK:
+            cached = _CACHE.get(key)
+    except TypeError:  # unhashable target: not a descriptor, reported below
+        cached = None
+    if cached is not None:
+        return cached
+    graph = _graph_of(target)
+    if isinstance(target, OperatorDesc):
+        target.validate(level)
+    else:
+        graph.validate(level)
+    from .lower import op_module
+
+    for node in graph.nodes:
+        op_module(node, backend)
+        for act in _nested(node):
+            op_module(act, backend)
+    for name, td in zip(graph.output_names, graph.output_descs()):
+        problem = tensors.output_problem(td)
+        if problem:
+            label = target.OPERATOR_TYPE if isinstance(target, OperatorDesc) else "GRAPH"
+            raise DmlOpsError(f"{label}.{name}: {problem}")
+    compiled = _build(target, graph, backend, device, level)
+    with _CACHE_LOCK:
+        return _CACHE.setdefault(key, compiled)
+
+
+def _nested(desc) -> list:
+    out = []
+    for f in desc.schema().fields:
+        value = getattr(desc, f.py_name)
+        if f.type == "OPERATOR_DESC" and value is not None:
+            out.append(value)
+        elif f.type == "OPERATOR_DESC_ARRAY":
+            out.extend(value)
+    return out
+
+
+def _build(target, graph, backend, device, level) -> CompiledOperator:
+    if backend == "reference":
+        from .backends import reference
+
+        name, provider, notes = reference.choose_device(device)
+        return CompiledOperator(target, graph, backend, name, provider, level, reference.build(graph, name), notes)
+    float16 = any(td.data_type.name == "FLOAT16" for node in graph.nodes for f, td in _tensor_slots(node))
+    if backend == "onnxruntime":
+        from .backends import onnxruntime as ort_backend
+
+        name, provider, _ = ort_backend.choose_device(device)
+        runner = ort_backend.build(graph, name)
+        notes = ("FLOAT16 computed in float32 on the CPU provider (it lacks float16 kernels); outputs rounded to "
+                 "FLOAT16",) if float16 and runner.upcast_float16 else ()
+        return CompiledOperator(target, graph, backend, name, provider, level, runner, notes)
+    from .backends import torch as torch_backend
+
+    name, torch_device, _ = torch_backend.choose_device(device)
+    runner = torch_backend.build(graph, name, torch_device)
+    notes = ("FLOAT16 computed in float32 on the CPU; outputs rounded to FLOAT16",) if float16 and runner.upcast_float16 else ()
+    return CompiledOperator(target, graph, backend, name, str(torch_device), level, runner, notes)
+
+
+def _tensor_slots(desc):
+    from .graph import slots
+
+    return [(n, td) for kind in ("input", "output") for n, td in slots(desc, kind) if td is not None]
+
+
+def run(target, inputs=None, /, *, backend: str = "onnxruntime", device: str | None = None, feature_level=None,
+        **kwargs) -> Outputs:
+    """Compile (or reuse) ``target`` and run it once: ``dmlops.run(desc, input_tensor=x, backend="torch")``."""
+    return compile(target, backend, device, feature_level)(inputs, **kwargs)
+
+
+def clear_cache() -> None:
+    """Forget every compiled operator (their sessions are released when no longer referenced)."""
+    with _CACHE_LOCK:
+        _CACHE.clear()
+
+
+__all__ = ["compile", "run", "clear_cache", "CompiledOperator", "Outputs"]
