@@ -137,7 +137,7 @@ def test_nhwc_input_through_strides(backend):
 def test_padded_strides_use_a_general_gather(backend):
     buffer = np.arange(-10, 10, dtype=np.float32)  # rows of 5, read 2 x 2 every other element
     out = dmlops.run(relu((2, 2), in_strides=(5, 2)), input_tensor=buffer, backend=backend)
-    np.testing.assert_array_equal(out["OutputTensor"], np.maximum(np.array([[-10, -8], [-5, -3]]) * -1 * -1, 0))
+    np.testing.assert_array_equal(out["OutputTensor"], np.zeros((2, 2)))  # elements -10, -8, -5, -3
     out = dmlops.run(relu((2, 2), in_strides=(5, 2)), input_tensor=buffer + 20, backend=backend)
     np.testing.assert_array_equal(out["OutputTensor"], [[10, 12], [15, 17]])
 
