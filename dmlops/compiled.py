@@ -8,6 +8,8 @@ from __future__ import annotations
 import threading
 from typing import Mapping
 
+import numpy as np
+
 from . import tensors
 from .backends import BACKENDS
 from .base import OperatorDesc
@@ -23,12 +25,10 @@ class Outputs(dict):
     """A compiled operator's results: a dict keyed by DML name; single-operator results also by Python field name
     as attributes (``out.output_gradient_tensor`` is ``out["OutputGradientTensor"]``)."""
 
-    def __init__(self, values, aliases: Mapping[str, str]):
-        super().__init__(values)
-        self._aliases = aliases
+    _aliases: Mapping[str, str] = {}  # set per compiled operator on a subclass (keeps construction at C speed)
 
     def __getattr__(self, name: str):
-        key = self.__dict__.get("_aliases", {}).get(name, name)
+        key = type(self)._aliases.get(name, name)
         if key in self:
             return self[key]
         raise AttributeError(f"no output {name!r} (outputs: {', '.join(self)})")
@@ -62,6 +62,13 @@ class CompiledOperator:
         self._in_aliases = {py: dml for py, dml in fields.items() if dml in self.input_names}
         self._out_aliases = {py: dml for py, dml in fields.items() if dml in self.output_names}
         self._label = target.OPERATOR_TYPE if isinstance(target, OperatorDesc) else "GRAPH"
+        # The per-call fast path: packed NumPy inputs of exactly the declared dtype and shape, packed outputs.
+        # Everything else takes the checked path below, which also produces the error messages.
+        self._outputs = type("Outputs", (Outputs,), {"_aliases": self._out_aliases, "__slots__": ()})
+        packed = not any(tensors.is_strided(td) for td in self._in_descs + self._out_descs)
+        py = {dml: p for p, dml in self._in_aliases.items()}
+        self._fast = [(n, py.get(n, n), td.data_type.numpy_dtype, tuple(td.sizes))
+                      for n, td in zip(self.input_names, self._in_descs)] if packed and backend != "torch" else None
 
     def __repr__(self) -> str:
         return (f"<CompiledOperator {self._label} backend={self.backend} device={self.device} "
@@ -102,6 +109,17 @@ class CompiledOperator:
 
     def __call__(self, inputs=None, /, *, outputs_on_device: bool = False, **kwargs) -> Outputs:
         """Run once. ``outputs_on_device=True`` (onnxruntime only) uses IOBinding and returns OrtValues on the device."""
+        if self._fast is not None and not outputs_on_device and (inputs is None or not kwargs):
+            given = kwargs if inputs is None else inputs
+            if type(given) is dict and len(given) == len(self._fast):
+                feed = {}
+                for name, alias, dtype, shape in self._fast:
+                    v = given.get(alias) if inputs is None else given.get(name)
+                    if type(v) is not np.ndarray or v.dtype != dtype or v.shape != shape:
+                        break
+                    feed[name] = v
+                else:
+                    return self._outputs(zip(self.output_names, self._runner(feed)))
         values = self._gather(inputs, kwargs)
         if self.backend == "torch":
             if outputs_on_device:
@@ -117,10 +135,9 @@ class CompiledOperator:
             else:
                 feed.append(tensors.numpy_input(td, value, self._path(name)))
         if outputs_on_device:
-            return Outputs(zip(self.output_names, self._runner.run_bound(feed)), self._out_aliases)
+            return self._outputs(zip(self.output_names, self._runner.run_bound(feed)))
         outs = self._runner(feed)
-        return Outputs(((n, tensors.numpy_output(td, v)) for n, td, v in zip(self.output_names, self._out_descs, outs)),
-                       self._out_aliases)
+        return self._outputs((n, tensors.numpy_output(td, v)) for n, td, v in zip(self.output_names, self._out_descs, outs))
 
     def _check_ortvalue(self, name, td, value):
         expected = "tensor(" + {"float32": "float", "float64": "double"}.get(td.data_type.numpy_dtype.name,
@@ -143,7 +160,7 @@ class CompiledOperator:
                       for td, v in zip(self._out_descs, outs)]
         else:
             result = [tensors.numpy_output(td, v.cpu().numpy()) for td, v in zip(self._out_descs, outs)]
-        return Outputs(zip(self.output_names, result), self._out_aliases)
+        return self._outputs(zip(self.output_names, result))
 
 
 def _graph_of(target) -> GraphDesc:

@@ -28,6 +28,8 @@ def build(graph, device):
     in_descs, out_descs = graph.input_descs(), graph.output_descs()
 
     def run(inputs):
+        if isinstance(inputs, dict):
+            inputs = [inputs[n] for n in graph.input_names]
         logical = [tensors.read(td, v) for td, v in zip(in_descs, inputs)]
         outs = evaluate(graph, logical, lower_reference, _settle)
         return [tensors.write(td, v) if tensors.is_strided(td) else v for td, v in zip(out_descs, outs)]
