@@ -4,6 +4,8 @@
     dmlops describe OP [--feature-level X]           fields, defaults, support tiers, constraints
     dmlops validate FILE.json [--feature-level X] [--json]
                                                      exit 0 when valid, 1 with every problem listed
+    dmlops demo [--steps N]                          seed operators on every backend and device, checked
+                                                     against the reference; then a small training run
 
 Bad input (unknown operator, malformed file, bad feature level) prints a one-line error and exits 2;
 no traceback is shown.
@@ -121,9 +123,21 @@ def cmd_validate(args) -> int:
     return 1 if found else 0
 
 
+def cmd_demo(args) -> int:
+    from .demo import main as demo
+
+    return demo(steps=args.steps)
+
+
+def _positive(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer; got {text!r}")
+    return int(text)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``dmlops`` command."""
-    p = _Parser(prog="dmlops", description="DirectML operator descriptors: list, describe, validate.")
+    p = _Parser(prog="dmlops", description="DirectML operator descriptors: list, describe, validate, run (demo).")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
     level_help = 'feature level: "5.1", "DML_FEATURE_LEVEL_5_1" or 0x5100'
 
@@ -141,6 +155,10 @@ def build_parser() -> argparse.ArgumentParser:
     validate.add_argument("--feature-level", type=_level, help=level_help + " (default: the newest, 6.4)")
     validate.add_argument("--json", action="store_true", help="machine-readable output")
     validate.set_defaults(func=cmd_validate)
+
+    demo = sub.add_parser("demo", help="run the seed operators on every backend and device, then train a classifier")
+    demo.add_argument("--steps", type=_positive, default=60, help="training steps (default 60)")
+    demo.set_defaults(func=cmd_demo)
     return p
 
 
