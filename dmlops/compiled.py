@@ -209,7 +209,7 @@ def compile(target, backend: str = "onnxruntime", device: str | None = None, fea
 
 def _nested(desc) -> list:
     out = []
-    for f in desc.schema().fields:
+    for f in desc.schema().user_fields:
         value = getattr(desc, f.py_name)
         if f.type == "OPERATOR_DESC" and value is not None:
             out.append(value)
