@@ -419,12 +419,13 @@ def test_element_wise_and_other_activations_need_no_check():
 
 
 @pytest.mark.parametrize("name", sorted({MODULES[op] for op in OURS} | {"_shapes"}))
-def test_module_imports_only_stdlib_and_dmlops(name):
+def test_module_imports_only_numpy_and_dmlops(name):
+    # Backends (torch, the ONNX builder) are passed in; NumPy is the reference's own language (DESIGN.md).
     path = Path(dmlops.__file__).parent / "ops" / f"{name}.py"
     tree = ast.parse(path.read_text(encoding="utf-8"))
     assert ast.get_docstring(tree)
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
             assert node.level > 0 or node.module == "__future__", node.module
-        elif isinstance(node, ast.Import):
+        elif isinstance(node, ast.Import) and any(a.name != "numpy" for a in node.names):
             pytest.fail(f"{name}.py imports {[a.name for a in node.names]}")
