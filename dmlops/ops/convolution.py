@@ -18,10 +18,31 @@ The docs give no formula; these are DirectMLX's and onnxruntime's (InitializeKer
 InitializeKernelOutputDimsTranspose). OutputPadding is added in both directions because the docs say
 it "applies a zero padding to the result of the convolution ... to the end of each spatial dimension
 of the output tensor" without naming a direction.
+
+Math (the lowerings below), per group, with W flipped along every spatial axis when Mode is
+CONVOLUTION (the docs' "Mode interactions" table: CONVOLUTION flips the filter relative to
+CROSS_CORRELATION in both directions; onnxruntime's DirectML EP maps ONNX Conv to CROSS_CORRELATION
++ FORWARD and ONNX ConvTranspose to CROSS_CORRELATION + BACKWARD):
+  FORWARD:  Y[n, m, o] = sum_{c, k} Xpad[n, c, o * Stride + k * Dilation] * W[m, c, k], Xpad = X padded
+            with StartPadding / EndPadding zeros (ONNX Conv with asymmetric pads);
+  BACKWARD: Full[n, m, i * Stride + k * Dilation] += X[n, c, i] * W[c, m, k] (the full transposed
+            convolution), then StartPadding / EndPadding elements are cropped from each end (ONNX
+            ConvTranspose pads).
+OutputPadding is read literally from the docs: zeros appended to the end of each spatial dimension of
+that result. This differs from ONNX/PyTorch output_padding, which (when EndPadding > 0) un-crops real
+values; onnxruntime's DirectML EP zeroes OutputPadding before calling DML for that reason
+(DmlOperatorConvolution.cpp), so ONNX's output_padding p with pads e maps to EndPadding e - p here.
+Bias ({1, OutputChannelCount, 1, ..}) is then added to every output element, padded ones included
+(the docs add the bias "broadcasted to the size of the OutputTensor").
 """
 from __future__ import annotations
 
+import itertools
+
+import numpy as np
+
 from ..errors import Problem
+from ..sample import Sample, td
 from ..schema import snake_case
 from ..validation import shape_problem, tensor
 from ._shapes import sizes
@@ -136,3 +157,193 @@ def _window_problem(op, backward, dim, size, filter_size, stride, dilation, star
     return Problem(op, "FilterTensor", "window",
                    f"the dilated filter extent 1 + ({filter_size} - 1) * {dilation} = {window} in the {dim} dimension "
                    f"exceeds the padded input extent {size} + {start} + {end} = {size + start + end}.")
+
+
+def _flip(desc) -> bool:
+    return desc.mode.name == "CONVOLUTION"
+
+
+def _backward(desc) -> bool:
+    return desc.direction.name == "BACKWARD"
+
+
+def _natural_sizes(desc) -> list[int]:
+    """The output spatial sizes without OutputPadding (the declared sizes minus it)."""
+    return [s - p for s, p in zip(desc.output_tensor.sizes[2:], desc.output_padding)]
+
+
+def _windows(size, count, stride):
+    """The slice that picks ``count`` elements ``stride`` apart from ``size`` onwards."""
+    return slice(size, size + (count - 1) * stride + 1, stride)
+
+
+def reference(desc, x):
+    """Direct (shift-and-accumulate) convolution in float64, one einsum per filter offset."""
+    v, w = x["InputTensor"].astype(np.float64), x["FilterTensor"].astype(np.float64)
+    dims, groups = len(desc.strides), desc.group_count
+    spatial = tuple(range(2, 2 + dims))
+    if _flip(desc):
+        w = np.flip(w, spatial)
+    n, c = v.shape[:2]
+    vg = v.reshape(n, groups, c // groups, *v.shape[2:])
+    kernel = w.shape[2:]
+    if _backward(desc):
+        # W is {C, M / groups, K..}: scatter each input element into the full output, then crop the padding.
+        wg = w.reshape(groups, c // groups, *w.shape[1:])
+        full = [(s - 1) * st + (k - 1) * d + 1
+                for s, st, k, d in zip(v.shape[2:], desc.strides, kernel, desc.dilations)]
+        acc = np.zeros((n, groups, w.shape[1], *full))
+        for k in itertools.product(*map(range, kernel)):
+            where = tuple(_windows(ki * d, s, st) for ki, d, s, st in zip(k, desc.dilations, v.shape[2:], desc.strides))
+            acc[(Ellipsis, *where)] += np.einsum("ngc...,gcm->ngm...", vg, wg[(Ellipsis, *k)])
+        acc = acc[(Ellipsis, *(slice(a, max(a, f - b)) for a, b, f in zip(desc.start_padding, desc.end_padding, full)))]
+    else:
+        # W is {M, C / groups, K..}: gather one strided window of the padded input per filter offset.
+        m = w.shape[0]
+        wg = w.reshape(groups, m // groups, *w.shape[1:])
+        vg = np.pad(vg, [(0, 0)] * 3 + list(zip(desc.start_padding, desc.end_padding)))
+        sizes = _natural_sizes(desc)
+        acc = np.zeros((n, groups, m // groups, *sizes))
+        for k in itertools.product(*map(range, kernel)):
+            where = tuple(_windows(ki * d, o, st) for ki, d, o, st in zip(k, desc.dilations, sizes, desc.strides))
+            acc += np.einsum("ngc...,gmc->ngm...", vg[(Ellipsis, *where)], wg[(Ellipsis, *k)])
+    acc = acc.reshape(n, -1, *acc.shape[3:])
+    y = np.zeros(desc.output_tensor.sizes)
+    y[(Ellipsis, *(slice(0, s) for s in acc.shape[2:]))] = acc  # OutputPadding: zeros at the end
+    if x["BiasTensor"] is not None:
+        y = y + x["BiasTensor"].astype(np.float64)
+    return {"OutputTensor": y}
+
+
+def to_onnx(desc, g, x):
+    """ONNX Conv / ConvTranspose (Slice with step -1 flips W for Mode CONVOLUTION), Pad for OutputPadding, Add bias."""
+    w = x["FilterTensor"]
+    dims = len(desc.strides)
+    if _flip(desc):
+        axes = list(range(2, 2 + dims))
+        big = np.iinfo(np.int64).max
+        w = g.node("Slice", [w, g.ints([-1] * dims), g.ints([-big] * dims), g.ints(axes), g.ints([-1] * dims)])
+    op = "ConvTranspose" if _backward(desc) else "Conv"
+    y = g.node(op, [x["InputTensor"], w], strides=list(desc.strides), dilations=list(desc.dilations),
+               pads=list(desc.start_padding) + list(desc.end_padding), group=desc.group_count)
+    if any(desc.output_padding):
+        y = g.node("Pad", [y, g.ints([0] * (dims + 2) + [0, 0] + list(desc.output_padding))], mode="constant")
+    if x["BiasTensor"] is not None:
+        y = g.node("Add", [y, x["BiasTensor"]])
+    return {"OutputTensor": y}
+
+
+def to_torch(desc, torch, x):
+    """torch conv{1,2,3}d / conv_transpose{1,2,3}d; padding, cropping and OutputPadding done explicitly."""
+    f = torch.nn.functional
+    v, w = x["InputTensor"], x["FilterTensor"]
+    dims = len(desc.strides)
+    if _flip(desc):
+        w = torch.flip(w, list(range(2, 2 + dims)))
+    kw = dict(stride=list(desc.strides), dilation=list(desc.dilations), groups=desc.group_count)
+    if _backward(desc):
+        y = getattr(f, f"conv_transpose{dims}d")(v, w, **kw)
+        crop = tuple(slice(a, max(a, full - b))
+                     for a, b, full in zip(desc.start_padding, desc.end_padding, y.shape[2:]))
+        y = y[(Ellipsis, *crop)]
+    else:
+        # torch padding is symmetric; F.pad takes (start, end) pairs from the last dimension backwards.
+        pads = [p for a, b in zip(reversed(desc.start_padding), reversed(desc.end_padding)) for p in (a, b)]
+        y = getattr(f, f"conv{dims}d")(f.pad(v, pads), w, **kw)
+    if any(desc.output_padding):
+        y = f.pad(y, [p for o in reversed(desc.output_padding) for p in (0, o)])
+    if x["BiasTensor"] is not None:
+        y = y + x["BiasTensor"]
+    return {"OutputTensor": y}
+
+
+def _conv(x, w, y, bias=False, mode="CROSS_CORRELATION", direction="FORWARD", strides=None, dilations=None,
+          start=None, end=None, output_padding=None, groups=1, act=None, strides_x=None):
+    from ..descs import Convolution
+
+    dims = len(x) - 2
+    zeros, ones = (0,) * dims, (1,) * dims
+    return Convolution(
+        input_tensor=td("FLOAT32", x, strides_x), filter_tensor=td("FLOAT32", w),
+        bias_tensor=td("FLOAT32", [1, y[1]] + [1] * dims) if bias else None, output_tensor=td("FLOAT32", y),
+        mode=mode, direction=direction, strides=strides or ones, dilations=dilations or ones,
+        start_padding=start or zeros, end_padding=end or zeros, output_padding=output_padding or zeros,
+        group_count=groups, fused_activation=act)
+
+
+def _samples():
+    from ..descs import ActivationRelu
+
+    rng = np.random.default_rng(11)
+
+    def r(*shape):
+        return rng.uniform(-1, 1, shape).astype(np.float32)
+
+    f32 = np.float32
+    ramp = np.array([[[1, 2, 3, 4, 5]]], f32)
+    w2 = np.array([[[[1, 2], [3, 4]]]], f32)
+    x2 = np.array([[[[1, 2], [3, 4]]]], f32)
+    exact = dict(atol=0, rtol=0, float16_atol=0, float16_rtol=0, why="small integers: exact")
+    return [
+        # By hand: cross-correlation with W = [1, 0, -1] gives x[i] - x[i + 2] = -2, plus bias 10.
+        Sample("cross_correlation_1d_bias", _conv([1, 1, 5], [1, 1, 3], [1, 1, 3], bias=True),
+               {"InputTensor": ramp, "FilterTensor": np.array([[[1, 0, -1]]], f32),
+                "BiasTensor": np.array([[[10]]], f32)},
+               {"OutputTensor": np.array([[[8, 8, 8]]], f32)}, **exact),
+        # By hand: Mode CONVOLUTION flips W to [-1, 0, 1]: x[i + 2] - x[i] = 2.
+        Sample("convolution_mode_1d", _conv([1, 1, 5], [1, 1, 3], [1, 1, 3], mode="CONVOLUTION"),
+               {"InputTensor": ramp, "FilterTensor": np.array([[[1, 0, -1]]], f32)},
+               {"OutputTensor": np.array([[[2, 2, 2]]], f32)}, **exact),
+        # By hand: transposed, stride 2, 2x2 filter: each input value v writes the block v * W into its own 2x2 tile.
+        Sample("backward_2d_stride2", _conv([1, 1, 2, 2], [1, 1, 2, 2], [1, 1, 4, 4], direction="BACKWARD",
+                                            strides=(2, 2)),
+               {"InputTensor": x2, "FilterTensor": w2},
+               {"OutputTensor": np.array([[[[1, 2, 2, 4], [3, 4, 6, 8], [3, 6, 4, 8], [9, 12, 12, 16]]]], f32)},
+               **exact),
+        # By hand: BACKWARD with Mode CONVOLUTION writes the flipped block v * [[4, 3], [2, 1]].
+        Sample("backward_2d_convolution_mode", _conv([1, 1, 2, 2], [1, 1, 2, 2], [1, 1, 4, 4], mode="CONVOLUTION",
+                                                     direction="BACKWARD", strides=(2, 2)),
+               {"InputTensor": x2, "FilterTensor": w2},
+               {"OutputTensor": np.array([[[[4, 3, 8, 6], [2, 1, 4, 2], [12, 9, 16, 12], [6, 3, 8, 4]]]], f32)},
+               **exact),
+        # By hand: x = [1, 2], W = [1, 1], stride 2: full output [1, 1, 2, 2]; OutputPadding appends one zero;
+        # the bias 1 is added everywhere.
+        Sample("backward_1d_output_padding_bias", _conv([1, 1, 2], [1, 1, 2], [1, 1, 5], bias=True,
+                                                        direction="BACKWARD", strides=(2,), output_padding=(1,)),
+               {"InputTensor": np.array([[[1, 2]]], f32), "FilterTensor": np.array([[[1, 1]]], f32),
+                "BiasTensor": np.array([[[1]]], f32)},
+               {"OutputTensor": np.array([[[2, 2, 3, 3, 1]]], f32)}, **exact),
+        # By hand: start padding 1 and end padding 2 around [1, 2, 3] with W = [1, 1]: [0+1, 1+2, 2+3, 3+0, 0+0].
+        Sample("forward_1d_asymmetric_padding", _conv([1, 1, 3], [1, 1, 2], [1, 1, 5], start=(1,), end=(2,)),
+               {"InputTensor": np.array([[[1, 2, 3]]], f32), "FilterTensor": np.array([[[1, 1]]], f32)},
+               {"OutputTensor": np.array([[[1, 3, 5, 3, 0]]], f32)}, **exact),
+        Sample("forward_2d_strides_dilations_padding_groups_bias",
+               _conv([2, 4, 7, 6], [6, 2, 3, 2], [2, 6, 3, 5], bias=True, strides=(2, 1), dilations=(2, 2),
+                     start=(1, 0), end=(2, 1), groups=2),
+               {"InputTensor": r(2, 4, 7, 6), "FilterTensor": r(6, 2, 3, 2), "BiasTensor": r(1, 6, 1, 1)}),
+        Sample("forward_2d_output_padding_fused_relu",
+               _conv([1, 2, 4, 4], [3, 2, 3, 3], [1, 3, 3, 4], bias=True, start=(1, 1), end=(1, 1), strides=(2, 2),
+                     output_padding=(1, 2), act=ActivationRelu()),
+               {"InputTensor": r(1, 2, 4, 4), "FilterTensor": r(3, 2, 3, 3), "BiasTensor": r(1, 3, 1, 1)}),
+        Sample("depthwise_2d_convolution_mode", _conv([1, 3, 5, 5], [3, 1, 3, 3], [1, 3, 5, 5], mode="CONVOLUTION",
+                                                      start=(1, 1), end=(1, 1), groups=3),
+               {"InputTensor": r(1, 3, 5, 5), "FilterTensor": r(3, 1, 3, 3)}),
+        # NHWC storage: InputTensor {N, C, H, W} = {1, 2, 3, 3} read channel-last through strides {18, 1, 6, 2}.
+        Sample("forward_2d_nhwc_strided_input",
+               _conv([1, 2, 3, 3], [2, 2, 2, 2], [1, 2, 2, 2], strides_x=[18, 1, 6, 2]),
+               {"InputTensor": r(18), "FilterTensor": r(2, 2, 2, 2)}),
+        Sample("backward_2d_padding_dilation_groups_output_padding_bias",
+               _conv([2, 4, 3, 4], [4, 3, 3, 2], [2, 6, 7, 10], bias=True, direction="BACKWARD", strides=(2, 3),
+                     dilations=(2, 1), start=(1, 0), end=(2, 1), output_padding=(1, 0), groups=2),
+               {"InputTensor": r(2, 4, 3, 4), "FilterTensor": r(4, 3, 3, 2), "BiasTensor": r(1, 6, 1, 1)}),
+        Sample("forward_3d", _conv([1, 2, 4, 5, 3], [2, 2, 2, 3, 2], [1, 2, 4, 2, 3], bias=True, strides=(1, 2, 1),
+                                   start=(1, 0, 1), end=(0, 1, 0)),
+               {"InputTensor": r(1, 2, 4, 5, 3), "FilterTensor": r(2, 2, 2, 3, 2), "BiasTensor": r(1, 2, 1, 1, 1)}),
+        Sample("backward_3d_convolution_mode_groups",
+               _conv([1, 2, 2, 3, 2], [2, 2, 2, 2, 2], [1, 4, 3, 5, 4], mode="CONVOLUTION", direction="BACKWARD",
+                     strides=(1, 2, 2), start=(0, 1, 0), end=(0, 0, 0), groups=2),
+               {"InputTensor": r(1, 2, 2, 3, 2), "FilterTensor": r(2, 2, 2, 2, 2)}),
+    ]
+
+
+SAMPLES = _samples()

@@ -6,10 +6,25 @@ rejects a repeated axis and an empty list, which reduce nothing); OutputTensor's
 dimensions included in the reduced Axes, which must be size 1"; the data types "must match except
 when using the ARGMAX and ARGMIN functions, which always output an integral data type" (the support
 tiers already hold ARGMAX/ARGMIN outputs to integral types).
+
+Math (DML_REDUCE_FUNCTION docs), over the elements of the reduced Axes, keeping them as size 1:
+SUM, AVERAGE (the mean; DirectML has no MEAN), MULTIPLY, MIN, MAX, L1 (sum |x|), L2 (sqrt(sum x^2)),
+SUM_SQUARE, LOG_SUM (log(sum x)), LOG_SUM_EXP, and ARGMAX / ARGMIN: the index of the first extreme
+element (DML_ARGMAX_OPERATOR_DESC: REDUCE's ARGMAX is ARGMAX with AXIS_DIRECTION_INCREASING; ONNX
+select_last_index=0, torch.argmax agree) counted row-major over the reduced axes in dimension order,
+so reducing a whole {3, 3} tensor gives an index in [0, 9) (the docs' example 3). ONNX ArgMax and
+torch.argmax take one axis, so the lowerings move the reduced axes last and flatten them first.
+Integer inputs are reduced in int64 (exact for every type up to INT64; UINT64 is reinterpreted as
+two's complement, which keeps SUM and MULTIPLY modulo 2**64 and, with the sign bit flipped, the
+order for MIN, MAX, ARGMAX and ARGMIN); the framework casts the result to the declared type, which
+wraps as DirectML's integer arithmetic does.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ..errors import Problem
+from ..sample import Sample, td
 from ..validation import shape_problem, tensor
 from ._shapes import axes_problems
 
@@ -39,3 +54,215 @@ def check(desc, level) -> list[Problem]:
             out.append(shape_problem(desc, "OutputTensor", y.sizes, f"InputTensor Sizes with Axes {{{axes}}} set to 1",
                                      expected))
     return out
+
+
+SIGN = np.uint64(1 << 63)
+ORDERED = ("MIN", "MAX", "ARGMIN", "ARGMAX")
+
+
+def _flatten_axes(v, axes, xp_moveaxis, reshape):
+    """``v`` with the reduced axes moved last (in dimension order) and flattened into one."""
+    axes = sorted(axes)
+    rank = len(v.shape)
+    keep = [d for d in range(rank) if d not in axes]
+    v = xp_moveaxis(v, axes, list(range(len(keep), rank)))
+    return reshape(v, [v.shape[d] for d in range(len(keep))] + [-1])
+
+
+def reference(desc, x):
+    """NumPy reductions with keepdims (float64, or int64/uint64 for integer inputs)."""
+    v = x["InputTensor"]
+    fn, axes = desc.function.name, tuple(desc.axes)
+    if v.dtype.kind in "iu":
+        v = v.astype(np.uint64 if v.dtype == np.uint64 else np.int64)
+    else:
+        v = v.astype(np.float64)
+    if fn in ("ARGMAX", "ARGMIN"):
+        flat = _flatten_axes(v, axes, np.moveaxis, np.reshape)
+        index = (np.argmax if fn == "ARGMAX" else np.argmin)(flat, axis=-1)  # first index of the extreme
+        return {"OutputTensor": index.reshape(desc.output_tensor.sizes)}
+    kw = dict(axis=axes, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        if fn == "LOG_SUM_EXP":
+            m = np.max(v, **kw)
+            m = np.where(np.isfinite(m), m, 0)  # all -inf (or an inf) stays exact
+            y = m + np.log(np.sum(np.exp(v - m), **kw))
+        else:
+            y = {
+                "SUM": lambda: np.sum(v, **kw),
+                "AVERAGE": lambda: np.mean(v, **kw),
+                "MULTIPLY": lambda: np.prod(v, **kw),
+                "MIN": lambda: np.min(v, **kw),
+                "MAX": lambda: np.max(v, **kw),
+                "L1": lambda: np.sum(np.abs(v), **kw),
+                "L2": lambda: np.sqrt(np.sum(v * v, **kw)),
+                "SUM_SQUARE": lambda: np.sum(v * v, **kw),
+                "LOG_SUM": lambda: np.log(np.sum(v, **kw)),
+            }[fn]()
+    return {"OutputTensor": y}
+
+
+ONNX_OPS = {"SUM": "ReduceSum", "AVERAGE": "ReduceMean", "MULTIPLY": "ReduceProd", "MIN": "ReduceMin",
+            "MAX": "ReduceMax", "L1": "ReduceL1", "L2": "ReduceL2", "SUM_SQUARE": "ReduceSumSquare",
+            "LOG_SUM": "ReduceLogSum", "LOG_SUM_EXP": "ReduceLogSumExp"}
+
+
+def to_onnx(desc, g, x):
+    """ONNX Reduce* with keepdims=1 (axes as an input, opset 18); ArgMax/ArgMin on the flattened axes."""
+    v = x["InputTensor"]
+    fn, axes = desc.function.name, sorted(desc.axes)
+    dtype = g.dtype(v)
+    ordered_u64 = dtype == np.uint64 and fn in ORDERED
+    if dtype.kind in "iu":
+        # onnxruntime's CPU reductions take int32/int64 only: reduce in int64 (see the module docstring).
+        if ordered_u64:
+            v = g.node("BitwiseXor", [v, g.const(SIGN)])
+        v = g.cast(v, np.int64)
+    if fn in ("ARGMAX", "ARGMIN"):
+        rank = len(desc.input_tensor.sizes)
+        keep = [d for d in range(rank) if d not in axes]
+        if axes != list(range(rank - len(axes), rank)):
+            v = g.node("Transpose", [v], perm=keep + axes)
+        sizes = desc.input_tensor.sizes
+        v = g.node("Reshape", [v, g.ints([sizes[d] for d in keep] + [-1])])
+        index = g.node("ArgMax" if fn == "ARGMAX" else "ArgMin", [v], dtype=np.int64, axis=-1, keepdims=0,
+                       select_last_index=0)
+        return {"OutputTensor": g.node("Reshape", [index, g.ints(desc.output_tensor.sizes)])}
+    y = g.node(ONNX_OPS[fn], [v, g.ints(axes)], keepdims=1)
+    if ordered_u64:
+        y = g.node("BitwiseXor", [g.cast(y, np.uint64), g.const(SIGN)])
+    return {"OutputTensor": y}
+
+
+def to_torch(desc, torch, x):
+    """torch reductions with keepdim=True; prod over one axis at a time; argmax/argmin on the flattened axes."""
+    v = x["InputTensor"]
+    fn, axes = desc.function.name, sorted(desc.axes)
+    ordered_u64 = v.dtype == torch.uint64 and fn in ORDERED
+    if v.dtype == torch.uint64:
+        # torch 2.4 has few uint64 kernels: reinterpret the bits as int64 (see the module docstring).
+        v = v.view(torch.int64)
+        if ordered_u64:
+            v = v ^ torch.iinfo(torch.int64).min
+    elif not v.is_floating_point():
+        v = v.to(torch.int64)
+    if fn in ("ARGMAX", "ARGMIN"):
+        flat = _flatten_axes(v, axes, torch.movedim, torch.reshape)
+        index = (torch.argmax if fn == "ARGMAX" else torch.argmin)(flat, dim=-1)  # first index of the extreme
+        return {"OutputTensor": index.reshape(desc.output_tensor.sizes)}
+    if fn == "MULTIPLY":
+        y = v
+        for a in axes:
+            y = torch.prod(y, dim=a, keepdim=True)
+    else:
+        y = {
+            "SUM": lambda: torch.sum(v, dim=axes, keepdim=True),
+            "AVERAGE": lambda: torch.mean(v, dim=axes, keepdim=True),
+            "MIN": lambda: torch.amin(v, dim=axes, keepdim=True),
+            "MAX": lambda: torch.amax(v, dim=axes, keepdim=True),
+            "L1": lambda: torch.sum(torch.abs(v), dim=axes, keepdim=True),
+            "L2": lambda: torch.sqrt(torch.sum(v * v, dim=axes, keepdim=True)),
+            "SUM_SQUARE": lambda: torch.sum(v * v, dim=axes, keepdim=True),
+            "LOG_SUM": lambda: torch.log(torch.sum(v, dim=axes, keepdim=True)),
+            "LOG_SUM_EXP": lambda: torch.logsumexp(v, dim=axes, keepdim=True),
+        }[fn]()
+    if ordered_u64:
+        y = y ^ torch.iinfo(torch.int64).min
+    return {"OutputTensor": y}
+
+
+def _reduce(function, sizes, axes, data_type="FLOAT32", out_type=None, strides=None):
+    from ..descs import Reduce
+
+    out = [1 if i in axes else s for i, s in enumerate(sizes)]
+    return Reduce(function=function, input_tensor=td(data_type, sizes, strides),
+                  output_tensor=td(out_type or data_type, out), axes=tuple(axes))
+
+
+def _samples():
+    rng = np.random.default_rng(5)
+    f32 = np.float32
+    # The docs' example input (DML_REDUCE_OPERATOR_DESC); its sums are checked by hand in the comments there.
+    docs = np.array([[1, 2, 3], [3, 0, 4], [2, 4, 2]], f32)
+    m = np.array([[1, -2], [3, 4]], f32)
+    exact = dict(atol=0, rtol=0, float16_atol=0, float16_rtol=0, why="small integers: exact")
+    rows = dict(sizes=[2, 2], axes=[1])
+    out = []
+    # By hand over the rows of [[1, -2], [3, 4]] (FLOAT32 results exact: small integers and halves).
+    for fn, want in [("SUM", [-1, 7]), ("AVERAGE", [-0.5, 3.5]), ("MULTIPLY", [-2, 12]), ("MIN", [-2, 3]),
+                     ("MAX", [1, 4]), ("L1", [3, 7]), ("SUM_SQUARE", [5, 25])]:
+        out.append(Sample(f"{fn.lower()}_rows", _reduce(fn, **rows), {"InputTensor": m},
+                          {"OutputTensor": np.array(want, f32).reshape(2, 1)}, **exact))
+    out += [
+        # By hand: sqrt(1 + 4) and sqrt(9 + 16).
+        Sample("l2_rows", _reduce("L2", **rows), {"InputTensor": m},
+               {"OutputTensor": np.array([[np.sqrt(5)], [5]], f32)}, why="float32 sqrt", atol=1e-6, rtol=1e-6),
+        # By hand: log(0.25 + 0.75) = 0 and log(3 + 4) = log 7.
+        Sample("log_sum_rows", _reduce("LOG_SUM", **rows), {"InputTensor": np.array([[0.25, 0.75], [3, 4]], f32)},
+               {"OutputTensor": np.array([[0], [np.log(7)]], f32)}, why="float32 log", atol=1e-6, rtol=1e-6),
+        # By hand: log(e^0 + e^0) = log 2 and log(e^(log 3) + e^0) = log 4.
+        Sample("log_sum_exp_rows", _reduce("LOG_SUM_EXP", **rows),
+               {"InputTensor": np.array([[0, 0], [np.log(3), 0]], f32)},
+               {"OutputTensor": np.array([[np.log(2)], [np.log(4)]], f32)}, why="float32 exp and log",
+               atol=1e-6, rtol=1e-6, float16_atol=2e-3, float16_rtol=2e-3),
+        # The docs' examples 1 to 3: column sums, row sums, the whole tensor.
+        Sample("docs_sum_columns", _reduce("SUM", [3, 3], [0]), {"InputTensor": docs},
+               {"OutputTensor": np.array([[6, 6, 9]], f32)}, **exact),
+        Sample("docs_sum_all", _reduce("SUM", [3, 3], [0, 1]), {"InputTensor": docs},
+               {"OutputTensor": np.array([[21]], f32)}, **exact),
+        # DML_ARGMAX_OPERATOR_DESC's examples (input with 5 in the middle): columns [1, 2, 1], the whole tensor 7.
+        Sample("docs_argmax_columns", _reduce("ARGMAX", [3, 3], [0], out_type="UINT32"),
+               {"InputTensor": np.array([[1, 2, 3], [3, 0, 4], [2, 5, 2]], f32)},
+               {"OutputTensor": np.array([[1, 2, 1]], np.uint32)}, **exact),
+        Sample("docs_argmax_all", _reduce("ARGMAX", [3, 3], [0, 1], out_type="INT64"),
+               {"InputTensor": np.array([[1, 2, 3], [3, 0, 4], [2, 5, 2]], f32)},
+               {"OutputTensor": np.array([[7]], np.int64)}, **exact),
+        # Ties pick the first index: argmax([3, 2, 1, 2, 3]) = 0 (the docs' AXIS_DIRECTION_INCREASING example),
+        # argmin = 2; the second row [1, 1, 1, 0, 0] gives argmax 0, argmin 3.
+        Sample("argmax_ties_first", _reduce("ARGMAX", [2, 5], [1], out_type="INT32"),
+               {"InputTensor": np.array([[3, 2, 1, 2, 3], [1, 1, 1, 0, 0]], f32)},
+               {"OutputTensor": np.array([[0], [0]], np.int32)}, **exact),
+        Sample("argmin_ties_first", _reduce("ARGMIN", [2, 5], [1], out_type="UINT64"),
+               {"InputTensor": np.array([[3, 2, 1, 2, 3], [1, 1, 1, 0, 0]], f32)},
+               {"OutputTensor": np.array([[2], [3]], np.uint64)}, **exact),
+        # By hand, INT32 sum of each column of [[5, -7], [2147483647, 1]]: the first column wraps to
+        # 2147483652 - 2**32 = -2147483644 (DirectML's 32-bit integer arithmetic).
+        Sample("int32_sum_wraps", _reduce("SUM", [2, 2], [0], "INT32"),
+               {"InputTensor": np.array([[5, -7], [2147483647, 1]], np.int32)},
+               {"OutputTensor": np.array([[-2147483644, -6]], np.int32)}, **exact),
+    ]
+    x4 = rng.uniform(-2, 2, (2, 3, 4, 5)).astype(f32)
+    for fn in ("SUM", "AVERAGE", "MAX", "MIN", "L1", "L2", "SUM_SQUARE", "LOG_SUM_EXP", "MULTIPLY"):
+        out.append(Sample(f"{fn.lower()}_4d_axes_3_0_2", _reduce(fn, [2, 3, 4, 5], [3, 0, 2]), {"InputTensor": x4},
+                          atol=1e-5, rtol=1e-5))
+    out += [
+        Sample("log_sum_positive_axis_1", _reduce("LOG_SUM", [2, 3, 4], [1]),
+               {"InputTensor": rng.uniform(0.1, 2, (2, 3, 4)).astype(f32)}),
+        Sample("argmax_4d_axes_1_3", _reduce("ARGMAX", [2, 3, 4, 5], [3, 1], out_type="UINT32"), {"InputTensor": x4}),
+        Sample("argmin_4d_axes_0_2", _reduce("ARGMIN", [2, 3, 4, 5], [0, 2], out_type="INT64"), {"InputTensor": x4}),
+        # Zero strides: one row of 4 values broadcast over 3 rows; the column sums are 3 * the row.
+        Sample("sum_broadcast_input", _reduce("SUM", [3, 4], [0], strides=[0, 1]),
+               {"InputTensor": np.array([1, 2, 3, 4], f32)}, {"OutputTensor": np.array([[3, 6, 9, 12]], f32)}, **exact),
+        # Integer types: UINT8 min/argmax (ORT and torch reduce them in int64), UINT32 sum, INT64 product.
+        Sample("uint8_min", _reduce("MIN", [3, 4], [1], "UINT8"),
+               {"InputTensor": rng.integers(0, 256, (3, 4)).astype(np.uint8)}),
+        Sample("uint8_argmax_int32_out", _reduce("ARGMAX", [3, 4], [0, 1], "UINT8", "INT32"),
+               {"InputTensor": np.array([[7, 200, 3, 200], [0, 1, 199, 2], [200, 0, 0, 0]], np.uint8)},
+               {"OutputTensor": np.array([[1]], np.int32)}, **exact),
+        Sample("uint32_sum", _reduce("SUM", [2, 3], [1], "UINT32"),
+               {"InputTensor": np.array([[4000000000, 1, 2], [3, 4, 5]], np.uint32)}),
+        Sample("int64_multiply", _reduce("MULTIPLY", [2, 3], [0, 1], "INT64"),
+               {"InputTensor": np.array([[-3, 2, 5], [7, -1, 11]], np.int64)},
+               {"OutputTensor": np.array([[2310]], np.int64)}, **exact),
+        # UINT64 above 2**63 keeps its order (the lowerings flip the sign bit around an int64 reduction).
+        Sample("uint64_max_and_argmax_above_2_63", _reduce("MAX", [1, 3], [1], "UINT64"),
+               {"InputTensor": np.array([[1, 2 ** 63 + 5, 2 ** 63 + 1]], np.uint64)},
+               {"OutputTensor": np.array([[2 ** 63 + 5]], np.uint64)}, **exact),
+        Sample("uint64_argmin", _reduce("ARGMIN", [1, 3], [1], "UINT64", "UINT32"),
+               {"InputTensor": np.array([[2 ** 63 + 5, 2 ** 64 - 1, 9]], np.uint64)},
+               {"OutputTensor": np.array([[2]], np.uint32)}, **exact),
+    ]
+    return out
+
+
+SAMPLES = _samples()
