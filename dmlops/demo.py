@@ -51,8 +51,8 @@ def max_error(got, want) -> float:
     for name, w in want.items():
         g = np.asarray(got[name], dtype=np.float64)
         w = np.asarray(w, dtype=np.float64)
-        both_nan = np.isnan(g) & np.isnan(w)
-        diff = np.where(both_nan, 0.0, np.abs(g - w))
+        with np.errstate(invalid="ignore"):  # inf - inf where both overflowed the same way
+            diff = np.where((np.isnan(g) & np.isnan(w)) | (g == w), 0.0, np.abs(g - w))
         worst = max(worst, float(np.nanmax(diff)) if diff.size else 0.0)
     return worst
 
@@ -97,12 +97,16 @@ def training_step_graph(n: int, d: int, h: int, lr: float):
     Forward: z1 = X W1 + b1 (b1 read through zero strides), a1 = relu(z1), z2 = a1 W2 + b2, p = sigmoid(z2).
     Loss gradient from element-wise operators: dL/dz2 = (p - y) / n. Backward with GEMM transposes,
     REDUCE SUM for bias gradients, ACTIVATION_RELU_GRAD; then ADAM_OPTIMIZER for each parameter.
-    The loss itself: mean(-(y log p + (1 - y) log(1 - p))) with LOG, MULTIPLY, ADD and REDUCE.
+    The loss itself: mean(-(y log p + (1 - y) log(1 - p))) with CLIP, LOG, MULTIPLY, ADD and REDUCE.
     """
     f = "FLOAT32"
 
     def t(*sizes, strides=None):
         return TensorDesc(f, [1, 1, *sizes], None if strides is None else [0, 0, *strides])
+
+    def gemm(a, b_, out, c=None, trans_a="NONE", trans_b="NONE"):
+        return dmlops.Gemm(a_tensor=a, b_tensor=b_, c_tensor=c, output_tensor=out, trans_a=trans_a, trans_b=trans_b,
+                           alpha=1.0, beta=1.0)
 
     b = GraphBuilder()
     x, y = b.input("x"), b.input("y")
@@ -110,26 +114,24 @@ def training_step_graph(n: int, d: int, h: int, lr: float):
     # a different TensorDesc than ADAM's, so they come in twice: as a row buffer and as the parameter.
     w1, w2 = b.input("w1_param"), b.input("w2_param")
     b1_row, b2_row = b.input("b1_row"), b.input("b2_row")
-    z1 = b.add(dmlops.Gemm(a_tensor=t(n, d), b_tensor=t(d, h), c_tensor=t(n, h, strides=[0, 1]),
-                           output_tensor=t(n, h)), a_tensor=x, b_tensor=w1, c_tensor=b1_row)
+    z1 = b.add(gemm(t(n, d), t(d, h), t(n, h), c=t(n, h, strides=[0, 1])), a_tensor=x, b_tensor=w1, c_tensor=b1_row)
     a1 = b.add(dmlops.ActivationRelu(input_tensor=t(n, h), output_tensor=t(n, h)), input_tensor=z1.output_tensor)
-    z2 = b.add(dmlops.Gemm(a_tensor=t(n, h), b_tensor=t(h, 1), c_tensor=t(n, 1, strides=[0, 1]),
-                           output_tensor=t(n, 1)), a_tensor=a1.output_tensor, b_tensor=w2, c_tensor=b2_row)
+    z2 = b.add(gemm(t(n, h), t(h, 1), t(n, 1), c=t(n, 1, strides=[0, 1])), a_tensor=a1.output_tensor, b_tensor=w2, c_tensor=b2_row)
     p = b.add(dmlops.ActivationSigmoid(input_tensor=t(n, 1), output_tensor=t(n, 1)), input_tensor=z2.output_tensor)
     diff = b.add(dmlops.ElementWiseSubtract(a_tensor=t(n, 1), b_tensor=t(n, 1), output_tensor=t(n, 1)),
                  a_tensor=p.output_tensor, b_tensor=y)
     dz2 = b.add(dmlops.ElementWiseIdentity(input_tensor=t(n, 1), output_tensor=t(n, 1),
                                            scale_bias=ScaleBias(1.0 / n, 0.0)), input_tensor=diff.output_tensor)
-    dw2 = b.add(dmlops.Gemm(a_tensor=t(n, h), b_tensor=t(n, 1), output_tensor=t(h, 1), trans_a="TRANSPOSE"),
+    dw2 = b.add(gemm(t(n, h), t(n, 1), t(h, 1), trans_a="TRANSPOSE"),
                 a_tensor=a1.output_tensor, b_tensor=dz2.output_tensor)
     db2 = b.add(dmlops.Reduce(input_tensor=t(n, 1), output_tensor=t(1, 1), function="SUM", axes=[2]),
                 input_tensor=dz2.output_tensor)
-    da1 = b.add(dmlops.Gemm(a_tensor=t(n, 1), b_tensor=t(h, 1), output_tensor=t(n, h), trans_b="TRANSPOSE"),
+    da1 = b.add(gemm(t(n, 1), t(h, 1), t(n, h), trans_b="TRANSPOSE"),
                 a_tensor=dz2.output_tensor, b_tensor=w2)
     dz1 = b.add(dmlops.ActivationReluGrad(input_tensor=t(n, h), input_gradient_tensor=t(n, h),
                                           output_gradient_tensor=t(n, h)),
                 input_tensor=z1.output_tensor, input_gradient_tensor=da1.output_tensor)
-    dw1 = b.add(dmlops.Gemm(a_tensor=t(n, d), b_tensor=t(n, h), output_tensor=t(d, h), trans_a="TRANSPOSE"),
+    dw1 = b.add(gemm(t(n, d), t(n, h), t(d, h), trans_a="TRANSPOSE"),
                 a_tensor=x, b_tensor=dz1.output_gradient_tensor)
     db1 = b.add(dmlops.Reduce(input_tensor=t(n, h), output_tensor=t(1, h), function="SUM", axes=[2]),
                 input_tensor=dz1.output_gradient_tensor)
@@ -148,10 +150,13 @@ def training_step_graph(n: int, d: int, h: int, lr: float):
         b.output(f"{name}_param", adam.output_parameters_tensor)
         b.output(f"{name}_m", adam.output_first_moment_tensor)
         b.output(f"{name}_v", adam.output_second_moment_tensor)
-    # Loss: -(y log p + (1 - y) log(1 - p)), averaged by REDUCE AVERAGE.
-    log_p = b.add(dmlops.ElementWiseLog(input_tensor=t(n, 1), output_tensor=t(n, 1)), input_tensor=p.output_tensor)
+    # Loss: -(y log p + (1 - y) log(1 - p)), averaged by REDUCE AVERAGE; p is clipped to [1e-6, 1 - 1e-6] first
+    # so that a saturated sigmoid gives a large loss instead of 0 * log(0) = NaN.
+    pc = b.add(dmlops.ElementWiseClip(input_tensor=t(n, 1), output_tensor=t(n, 1), min=1e-6, max=1 - 1e-6),
+               input_tensor=p.output_tensor)
+    log_p = b.add(dmlops.ElementWiseLog(input_tensor=t(n, 1), output_tensor=t(n, 1)), input_tensor=pc.output_tensor)
     log_q = b.add(dmlops.ElementWiseLog(input_tensor=t(n, 1), output_tensor=t(n, 1), scale_bias=ScaleBias(-1.0, 1.0)),
-                  input_tensor=p.output_tensor)
+                  input_tensor=pc.output_tensor)
     one_minus_y = b.add(dmlops.ElementWiseIdentity(input_tensor=t(n, 1), output_tensor=t(n, 1),
                                                    scale_bias=ScaleBias(-1.0, 1.0)), input_tensor=y)
     term1 = b.add(dmlops.ElementWiseMultiply(a_tensor=t(n, 1), b_tensor=t(n, 1), output_tensor=t(n, 1)),
@@ -221,7 +226,8 @@ def main(out=print, steps: int = 60) -> int:
         ". DirectML appears only with onnxruntime-directml or torch-directml on Windows.)")
     ok = table(out)
     out("")
-    out("== 3. Training through DirectML descriptors only (GEMM, RELU, RELU_GRAD, SUBTRACT, REDUCE, ADAM_OPTIMIZER)")
+    out("== 3. Training through DirectML descriptors only (GEMM, RELU, SIGMOID, RELU_GRAD, SUBTRACT, IDENTITY, REDUCE, "
+        "ADAM_OPTIMIZER; the loss with CLIP, LOG, MULTIPLY, ADD)")
     losses, accuracy = train(out, "onnxruntime", None, steps=steps)
     falling = losses[-1] < 0.5 * losses[0]
     out(f"  loss {losses[0]:.4f} -> {losses[-1]:.4f}; training accuracy {accuracy:.1%}")

@@ -94,6 +94,12 @@ def strided_write(g: OnnxGraph, td, value: str) -> str:
     return v
 
 
+def onnx_output_names(graph) -> list[str]:
+    """Graph output names as ONNX names: an output named like an input (a parameter in, the updated parameter
+    out) gets a ``:out`` suffix, since ONNX values are assigned once."""
+    return [f"{n}:out" if n in graph.input_names else n for n in graph.output_names]
+
+
 def build_model(graph, upcast_float16: bool):
     """The ONNX model of ``graph``: inputs and outputs by graph name, strided ones as 1-D buffers."""
     g = OnnxGraph(upcast_float16)
@@ -110,7 +116,7 @@ def build_model(graph, upcast_float16: bool):
         return g.cast(g.cast(value, td.data_type.numpy_dtype), g.compute_dtype(td.data_type))
 
     outs = evaluate(graph, values, lambda desc, x: lower_onnx(desc, g, x), settle)
-    for name, td, v in zip(graph.output_names, graph.output_descs(), outs):
+    for name, td, v in zip(onnx_output_names(graph), graph.output_descs(), outs):
         v = g.cast(v, td.data_type.numpy_dtype)
         if tensors.is_strided(td):
             g.output(strided_write(g, td, v), name, [max(tensors.buffer_elements(td), tensors.needed_elements(td))])
@@ -140,7 +146,7 @@ class Runner:
             raise DmlOpsError(f"onnxruntime: the session did not take {PROVIDERS[self.kind]} "
                               f"(it has {self.session.get_providers()}).")
         self.input_names = list(graph.input_names)
-        self.output_names = list(graph.output_names)
+        self.output_names = onnx_output_names(graph)
         # The DirectML provider must not run concurrently: one run at a time per session. Other
         # providers' sessions are thread-safe and need no lock.
         self.lock = threading.Lock() if self.kind == "dml" else contextlib.nullcontext()
