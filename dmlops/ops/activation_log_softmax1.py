@@ -1,4 +1,37 @@
-"""DML_OPERATOR_ACTIVATION_LOG_SOFTMAX1: the same Axes rule as ACTIVATION_SOFTMAX1 (its docs state it identically)."""
-from .activation_softmax1 import check
+"""DML_OPERATOR_ACTIVATION_LOG_SOFTMAX1: log-softmax over the set of Axes taken together.
 
-__all__ = ["check"]
+The same Axes rule and the same groups as ACTIVATION_SOFTMAX1 (its docs state them identically):
+f(x) = x - max - ln(sum(exp(x - max))) over each group, ln(softmax) without its rounding. The
+docs' three examples show hardmax outputs (0s and 1s, copied from the HARDMAX1 page), not
+log-softmax values; their text (Example 3: Axes {0, 2} reduce over both axes) is what is used here.
+"""
+from __future__ import annotations
+
+from .activation_softmax import softmax
+from .activation_softmax1 import check, samples, softmax_onnx, softmax_torch
+
+__all__ = ["check", "reference", "to_onnx", "to_torch", "SAMPLES"]
+
+
+def reference(desc, x):
+    """Log-softmax over Axes together, in float64."""
+    return {"OutputTensor": softmax(x["InputTensor"], tuple(desc.axes), log=True)}
+
+
+def to_onnx(desc, g, x):
+    """ONNX LogSoftmax(axis) for one axis, else the max-shifted composition."""
+    return {"OutputTensor": softmax_onnx(g, x["InputTensor"], desc.axes, log=True)}
+
+
+def to_torch(desc, torch, x):
+    """torch.log_softmax for one axis, else the max-shifted composition."""
+    return {"OutputTensor": softmax_torch(torch, x["InputTensor"], desc.axes, log=True)}
+
+
+def _samples():
+    from ..descs import ActivationLogSoftmax1
+
+    return samples(ActivationLogSoftmax1, log=True)
+
+
+SAMPLES = _samples()
