@@ -55,7 +55,8 @@ def relu_grad(n):
 
 def gemm(m, k, n):
     desc = dmlops.Gemm(a_tensor=TensorDesc("FLOAT32", [m, k]), b_tensor=TensorDesc("FLOAT32", [k, n]),
-                       output_tensor=TensorDesc("FLOAT32", [m, n]))
+                       output_tensor=TensorDesc("FLOAT32", [m, n]), trans_a="NONE", trans_b="NONE",
+                       alpha=1.0, beta=0.0)
     rng = np.random.default_rng(0)
     inputs = {"ATensor": rng.standard_normal((m, k), dtype=np.float32),
               "BTensor": rng.standard_normal((k, n), dtype=np.float32)}

@@ -71,8 +71,9 @@ def lower_onnx(desc, g, x: dict) -> dict:
     sb = _scale_bias(desc)
     if sb is not None:
         v = x["InputTensor"]
-        v = g.node("Add", [g.node("Mul", [v, g.scalar(sb.scale, v)]), g.scalar(sb.bias, v)])
-        x = dict(x, InputTensor=v)
+        w = g.cast(v, np.float64) if g.dtype(v).kind in "iu" else v  # integers: scale in float64, as the reference
+        w = g.node("Add", [g.node("Mul", [w, g.scalar(sb.scale, w)]), g.scalar(sb.bias, w)])
+        x = dict(x, InputTensor=g.cast(w, g.dtype(v)))
     y = mod.to_onnx(desc, g, x)
     act = _fused(desc)
     if act is not None:
@@ -85,7 +86,9 @@ def lower_torch(desc, torch, x: dict) -> dict:
     mod = op_module(desc, "torch")
     sb = _scale_bias(desc)
     if sb is not None:
-        x = dict(x, InputTensor=x["InputTensor"] * sb.scale + sb.bias)
+        v = x["InputTensor"]
+        w = v.double() if not v.is_floating_point() else v  # integers: scale in float64, as the reference
+        x = dict(x, InputTensor=(w * sb.scale + sb.bias).to(v.dtype))
     y = mod.to_torch(desc, torch, x)
     act = _fused(desc)
     if act is not None:

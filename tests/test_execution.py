@@ -302,3 +302,11 @@ def test_one_session_serves_many_threads():
         t.join()
     for x, r in zip(xs, results):
         np.testing.assert_array_equal(r, np.where(x > 0, x, 0))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_scale_bias_on_integers_is_computed_in_float64_then_truncated(backend):
+    t = TensorDesc("INT32", [3])
+    desc = dmlops.ElementWiseIdentity(input_tensor=t, output_tensor=t, scale_bias=dmlops.ScaleBias(0.5, 1.0))
+    out = dmlops.run(desc, input_tensor=np.array([3, 4, -5], np.int32), backend=backend)["OutputTensor"]
+    np.testing.assert_array_equal(out, [2, 3, -1])  # 2.5, 3.0, -1.5 truncated toward zero

@@ -97,7 +97,9 @@ class Runner:
             values.append(t.to(self.compute_dtype(td.data_type)))
 
         def settle(value, td):
-            return value.to(torch_dtype(torch, td.data_type)).to(self.compute_dtype(td.data_type))
+            # Nodes without inputs (FILL_VALUE_CONSTANT) create tensors on the CPU: their outputs belong here.
+            value = value.to(device=self.device, dtype=torch_dtype(torch, td.data_type))
+            return value.to(self.compute_dtype(td.data_type))
 
         outs = evaluate(self.graph, values, lambda desc, x: lower_torch(desc, torch, x), settle)
         result = []

@@ -1,0 +1,269 @@
+"""Shared pieces of the element-wise lowerings (ELEMENT_WISE_*, CAST, FILL_VALUE_CONSTANT).
+
+* Integer semantics: DirectML integer arithmetic wraps (two's complement), integer division truncates toward
+  zero (the DIVIDE page says so), and a FLOAT attribute applied to an integer tensor (CLIP Min/Max) is "cast to
+  the tensor data type ... truncating toward zero" (the CLIP page); values outside the type saturate.
+* Gaps in the backends, worked around here once: torch has no arithmetic or comparison kernels for
+  uint16/uint32/uint64 (limited-support dtypes since torch 2.3; still none in 2.13), and ONNX Runtime's CPU
+  provider has no Max/Min/Clip/Where kernels for int16/uint16 (and no Where for uint64). The workarounds are
+  exact: a wider type holds every value, or uint64 is reinterpreted as int64 bits (wrapping arithmetic gives
+  the same bits) or mapped to an order-preserving int64 (``x ^ 2**63``) for comparisons.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..sample import Sample, td
+
+# Integer DataTypes, widest first, as the descriptor tiers list them.
+SIGNED = ("INT64", "INT32", "INT16", "INT8")
+UNSIGNED = ("UINT64", "UINT32", "UINT16", "UINT8")
+INTEGERS = SIGNED + UNSIGNED
+
+_INT64_MIN = -(2**63)
+
+
+# ----------------------------------------------------------------------------------------------- NumPy
+def int_range(dtype) -> tuple[int, int]:
+    """(lowest, highest) value of an integer NumPy dtype, as Python ints."""
+    info = np.iinfo(np.dtype(dtype))
+    return int(info.min), int(info.max)
+
+
+def is_integer(dtype) -> bool:
+    """Whether a NumPy dtype is an integer type."""
+    return np.dtype(dtype).kind in "iu"
+
+
+def attribute_value(value: float, dtype):
+    """A FLOAT attribute (CLIP Min/Max, THRESHOLD Min) as a value of the tensor's dtype.
+
+    The DML field is a 32-bit FLOAT, so the value is first rounded to float32. Floats keep it (the
+    tensor's float type rounds it on use); integers truncate it toward zero, as the CLIP page says, and
+    saturate to the type's range (NaN becomes 0).
+    """
+    with np.errstate(over="ignore"):  # beyond float32: ±inf, as the FLOAT field would hold
+        value = float(np.float32(value))
+    if not is_integer(dtype):
+        return value
+    lo, hi = int_range(dtype)
+    if np.isnan(value):
+        return 0
+    if value <= lo:
+        return lo
+    if value >= hi:
+        return hi
+    return int(value)  # int() truncates toward zero
+
+
+def saturating_cast(v: np.ndarray, dtype) -> np.ndarray:
+    """``v`` as ``dtype``: float targets round (IEEE, overflow to ±inf); integer targets truncate toward zero
+    and saturate to the target range, NaN becoming 0."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "f":
+        with np.errstate(over="ignore"):
+            return v.astype(dtype)
+    lo, hi = int_range(dtype)
+    if v.dtype.kind == "f":
+        x = np.trunc(np.nan_to_num(v.astype(np.float64), nan=0.0, posinf=np.inf, neginf=-np.inf))
+        out = np.zeros(v.shape, dtype)
+        below, above = x <= lo, x >= hi  # float(hi) rounds up for 64-bit types: x >= 2**63 saturates
+        inside = ~(below | above)
+        out[below], out[above], out[inside] = lo, hi, x[inside].astype(dtype)
+        return out
+    src_lo, src_hi = int_range(v.dtype)
+    # Clamp in the source type to the part of the target range it can hold; the cast is then exact.
+    if src_lo < lo:
+        v = np.maximum(v, np.asarray(lo, dtype=v.dtype))
+    if src_hi > hi:
+        v = np.minimum(v, np.asarray(hi, dtype=v.dtype))
+    return v.astype(dtype)
+
+
+def binary_reference(a: np.ndarray, b: np.ndarray, fn) -> np.ndarray:
+    """``fn(a, b)``: floats in float64 (the caller rounds once), integers in their own type (wrapping)."""
+    with np.errstate(all="ignore"):  # inf - inf, 0 / 0 and integer wrap-around are intended here
+        if a.dtype.kind == "f":
+            return fn(a.astype(np.float64), b.astype(np.float64))
+        return fn(a, b)
+
+
+def truncating_divide(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Integer a / b truncated toward zero (NumPy's // floors)."""
+    q = a // b
+    if a.dtype.kind == "i":
+        q = np.where((a % b != 0) & ((a < 0) != (b < 0)), q + 1, q).astype(a.dtype)
+    return q
+
+
+# ----------------------------------------------------------------------------------------------- ONNX
+_ORT_NARROW = (np.dtype(np.int16), np.dtype(np.uint16))  # no Max/Min/Clip/Where kernels on the CPU EP
+
+
+def onnx_ordered(g, v: str):
+    """``(value, back)``: ``v`` in a dtype ONNX Runtime compares/clips (int16/uint16 → int32), and the inverse."""
+    dtype = g.dtype(v)
+    if dtype in _ORT_NARROW:
+        return g.cast(v, np.int32), lambda r: g.cast(r, dtype)
+    return v, lambda r: r
+
+
+def onnx_const(g, value, dtype) -> str:
+    """A scalar constant of ``dtype``."""
+    return g.const(np.asarray(value, dtype=dtype))
+
+
+def onnx_select(g, keep: str, value: str) -> str:
+    """``keep ? value : 0`` as a select (NaN or inf where ``keep`` is false still give 0)."""
+    dtype = g.dtype(value)
+    if dtype.kind == "f":
+        return g.node("Where", [keep, value, onnx_const(g, 0, dtype)])
+    # ORT has no Where for int16/uint16/uint64; integers have no NaN, so a multiply by 0/1 is the same select.
+    return g.node("Mul", [value, g.cast(keep, dtype)])
+
+
+def onnx_saturating_cast(g, v: str, dtype) -> str:
+    """``v`` cast to ``dtype`` with the rules of :func:`saturating_cast` (ONNX Cast leaves overflow undefined)."""
+    dtype = np.dtype(dtype)
+    src = g.dtype(v)
+    if dtype.kind == "f":
+        return g.cast(v, dtype)
+    lo, hi = int_range(dtype)
+    if src.kind == "f":
+        x = g.cast(v, np.float64)
+        x = g.node("Where", [g.node("IsNaN", [x], dtype=np.bool_), onnx_const(g, 0.0, np.float64), x])
+        hi_f = float(hi) if float(hi) == hi else float(np.nextafter(float(hi), 0.0))  # largest double <= hi
+        r = g.node("Cast", [g.node("Clip", [x, onnx_const(g, float(lo), np.float64), onnx_const(g, hi_f, np.float64)])],
+                   dtype=dtype, to=g.elem_type(dtype))
+        if hi_f != hi:  # 64-bit: doubles >= 2**bits saturate to hi, which no double equals
+            top = g.node("GreaterOrEqual", [x, onnx_const(g, float(hi), np.float64)], dtype=np.bool_)
+            r = g.node("Add", [r, g.node("Mul", [g.cast(top, dtype), onnx_const(g, hi - int(hi_f), dtype)])])
+        return r
+    src_lo, src_hi = int_range(src)
+    x, _ = onnx_ordered(g, v)
+    if src_lo < lo:
+        x = g.node("Max", [x, onnx_const(g, lo, g.dtype(x))])
+    if src_hi > hi:
+        x = g.node("Min", [x, onnx_const(g, hi, g.dtype(x))])
+    return g.cast(x, dtype)
+
+
+# ----------------------------------------------------------------------------------------------- torch
+def _unsigned_wide(torch, dtype) -> bool:
+    return dtype in (torch.uint16, torch.uint32)
+
+
+def torch_bits(torch, v):
+    """``(value, back)``: ``v`` in a dtype torch has kernels for, holding the same bits, and the inverse.
+
+    uint16/uint32 widen to int64 (``back`` keeps the low bits); uint64 is reinterpreted as int64. Wrapping
+    arithmetic (add, subtract, multiply) and selects give the same bits there; comparisons need
+    :func:`torch_ordered`.
+    """
+    dtype = v.dtype
+    if _unsigned_wide(torch, dtype):
+        return v.to(torch.int64), lambda r: r.to(dtype)
+    if dtype == torch.uint64:
+        return v.view(torch.int64), lambda r: r.view(torch.uint64)
+    return v, lambda r: r
+
+
+def torch_wrapping(torch, fn, *values):
+    """``fn`` (add, subtract, multiply) on integer tensors, with the wrapped bits of the declared type."""
+    pairs = [torch_bits(torch, v) for v in values]
+    return pairs[0][1](fn(*(p[0] for p in pairs)))
+
+
+def torch_ordered(torch, v):
+    """``(value, back)``: ``v`` as a dtype torch compares, min/max and where-s with the same order, and the inverse."""
+    dtype = v.dtype
+    if _unsigned_wide(torch, dtype):
+        return v.to(torch.int64), lambda r: r.to(dtype)
+    if dtype == torch.uint64:
+        return v.view(torch.int64) ^ _INT64_MIN, lambda r: (r ^ _INT64_MIN).view(torch.uint64)
+    return v, lambda r: r
+
+
+def torch_ordered_scalar(torch, value: int, dtype) -> int:
+    """An integer bound in the representation :func:`torch_ordered` gives ``dtype``."""
+    if dtype == torch.uint64:
+        return value - 2**63
+    return value
+
+
+def torch_numpy_dtype(torch, dtype) -> np.dtype:
+    """The NumPy dtype of a torch dtype."""
+    return np.dtype(str(dtype).removeprefix("torch."))
+
+
+def torch_unsigned_divide64(torch, a, b):
+    """uint64 a / b (truncating, b != 0) from int64 ops: torch has no uint64 division."""
+    ia, ib = a.view(torch.int64), b.view(torch.int64)
+    big_b = ib < 0  # b >= 2**63: the quotient is a >= b
+    ua, ub = ia ^ _INT64_MIN, ib ^ _INT64_MIN  # ordered as unsigned
+    q_big = (ua >= ub).to(torch.int64)
+    safe_b = torch.where(big_b, torch.ones_like(ib), ib)
+    half = (ia >> 1) & (2**63 - 1)  # a >>> 1, below 2**63
+    q = torch.div(half, safe_b, rounding_mode="trunc") << 1
+    r = ia - q * safe_b  # the remainder is below 2b, so one correction step suffices
+    q = q + ((r ^ _INT64_MIN) >= (safe_b ^ _INT64_MIN)).to(torch.int64)
+    return torch.where(big_b, q_big, q).view(torch.uint64)
+
+
+def torch_select(torch, keep, value):
+    """``keep ? value : 0`` as a select (NaN or inf where ``keep`` is false still give 0)."""
+    v, back = torch_bits(torch, value)
+    return back(torch.where(keep, v, torch.zeros((), dtype=v.dtype, device=v.device)))
+
+
+def torch_saturating_cast(torch, v, dtype):
+    """``v`` cast to torch ``dtype`` with the rules of :func:`saturating_cast` (torch leaves overflow undefined)."""
+    if dtype.is_floating_point:
+        return v.to(dtype)
+    lo, hi = int_range(torch_numpy_dtype(torch, dtype))
+    if v.dtype.is_floating_point:
+        x = v.to(torch.float64)
+        x = torch.where(torch.isnan(x), torch.zeros_like(x), x)
+        hi_f = float(hi) if float(hi) == hi else float(np.nextafter(float(hi), 0.0))
+        r = x.clamp(float(lo), hi_f).to(dtype)
+        if hi_f != hi:  # 64-bit: doubles >= 2**bits saturate to hi, which no double equals
+            top = (x >= float(hi)).to(torch.int64)
+            r = (r.view(torch.int64) + top * (hi - int(hi_f))).view(dtype)
+        return r
+    src_lo, src_hi = int_range(torch_numpy_dtype(torch, v.dtype))
+    x, _ = torch_ordered(torch, v)
+    if src_lo < lo:
+        x = x.clamp(min=torch_ordered_scalar(torch, lo, v.dtype))
+    if src_hi > hi:
+        x = x.clamp(max=torch_ordered_scalar(torch, hi, v.dtype))
+    if v.dtype == torch.uint64:  # back to the uint64 bits (values now fit the target)
+        x = x ^ _INT64_MIN
+        return x.to(dtype) if dtype != torch.uint64 else x.view(torch.uint64)
+    return x.to(dtype)
+
+
+# ----------------------------------------------------------------------------------------------- samples
+def int_array(values, data_type: str) -> np.ndarray:
+    """``values`` as the NumPy array of an integer DataType."""
+    return np.array(values, dtype=np.dtype(data_type.lower()))
+
+
+def unary_desc(cls, data_type: str, sizes, strides=None, **attrs):
+    """A unary element-wise desc: InputTensor (optionally strided) and a packed OutputTensor."""
+    return cls(input_tensor=td(data_type, sizes, strides), output_tensor=td(data_type, sizes), **attrs)
+
+
+def binary_desc(cls, data_type: str, sizes, strides_a=None, strides_b=None, **attrs):
+    """A binary element-wise desc with ATensor/BTensor (optionally strided) and a packed OutputTensor."""
+    return cls(a_tensor=td(data_type, sizes, strides_a), b_tensor=td(data_type, sizes, strides_b),
+               output_tensor=td(data_type, sizes), **attrs)
+
+
+def integer_samples(make_desc, types, inputs: dict, expected: dict | None, why: str) -> list[Sample]:
+    """One exact Sample per integer DataType in ``types``; ``inputs``/``expected`` are plain lists."""
+    out = []
+    for t in types:
+        x = {k: int_array(v, t) for k, v in inputs.items()}
+        y = None if expected is None else {k: int_array(v, t) for k, v in expected.items()}
+        out.append(Sample(f"int_{t.lower()}", make_desc(t), x, y, atol=0, rtol=0, why=why))
+    return out
