@@ -1,0 +1,76 @@
+"""DirectML's own answers judge the validator and every backend (tests/data/directml_vectors/).
+
+* every case DirectML ran is valid at its feature level (6.2), and every descriptor DirectML refused is refused by
+  ``dmlops.problems`` (FLOAT64 refusals are the vectors' device lacking FLOAT64, not a descriptor defect);
+* every backend (reference, onnxruntime, torch) reproduces DirectML's outputs for every runnable operator, exactly
+  unless tests/vector_tolerances.py gives a bound and its reason.
+"""
+import filecmp
+
+import numpy as np
+import pytest
+
+import dmlops
+from dmlops.lower import runnable
+from tests.directml_vectors import DATA, LEVEL, SHARED, cases, mismatches
+from tests.vector_tolerances import tolerance
+
+# Vector cases whose descriptor is not the operator's struct (the generator wrote ELEMENT_WISE_POW with the
+# ATensor/BTensor fields of a binary operator): dmlops must refuse to load them, naming the field.
+MALFORMED = {
+    "ELEMENT_WISE_POW-edge_nan_signed_zero": "$.desc.ATensor: unknown field for ELEMENT_WISE_POW",
+    "ELEMENT_WISE_POW-edge_nan_signed_zero_float16": "$.desc.ATensor: unknown field for ELEMENT_WISE_POW",
+}
+
+ALL = [c for c in cases() if c.id not in MALFORMED]
+REFUSED = [c for c in ALL if c.rejected and not c.float64]
+RAN = [c for c in ALL if not c.rejected]
+RUNNABLE = set(runnable())
+EXECUTED = [c for c in RAN if c.op in RUNNABLE]
+
+
+@pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/reference/directml_vectors is not present")
+def test_the_copy_in_tests_is_verbatim():
+    names = sorted(p.name for p in SHARED.iterdir())
+    assert names == sorted(p.name for p in DATA.iterdir())
+    match, mismatch, errors = filecmp.cmpfiles(SHARED, DATA, names, shallow=False)
+    assert (mismatch, errors) == ([], [])
+
+
+def test_the_vectors_cover_the_runnable_operators():
+    assert len(cases()) > 1300
+    missing = RUNNABLE - {c.op for c in EXECUTED}
+    assert len(missing) <= 2, f"runnable operators without a DirectML case: {sorted(missing)}"
+
+
+@pytest.mark.parametrize("case_id,message", sorted(MALFORMED.items()))
+def test_malformed_vector_descriptors_are_refused_by_name(case_id, message):
+    case = next(c for c in cases() if c.id == case_id)
+    with pytest.raises(dmlops.DmlOpsError, match=message.replace("$", r"\$").replace(".", r"\.")):
+        case.desc()
+
+
+@pytest.mark.parametrize("case", REFUSED, ids=lambda c: c.id)
+def test_descriptors_directml_refused_are_invalid(case):
+    found = dmlops.problems(case.desc(), LEVEL)
+    assert found, f"DirectML refused this descriptor ({case.rejected}); dmlops accepts it. {case.note}"
+    for p in found:  # the project's message shape: the operator, the field, a sentence
+        assert str(p).startswith(case.op), str(p)
+        assert str(p).endswith("."), str(p)
+
+
+@pytest.mark.parametrize("case", RAN, ids=lambda c: c.id)
+def test_descriptors_directml_ran_are_valid(case):
+    assert dmlops.problems(case.desc(), LEVEL) == []
+
+
+@pytest.mark.parametrize("backend", ["reference", "onnxruntime", "torch"])
+@pytest.mark.parametrize("case", EXECUTED, ids=lambda c: c.id)
+def test_backend_reproduces_directml(case, backend):
+    desc = case.desc()
+    got = dmlops.run(desc, case.inputs(), backend=backend, feature_level=LEVEL)
+    tol = tolerance(case.op, case.name)
+    for name, want in case.outputs(desc).items():
+        bad = mismatches(np.asarray(got[name]), want, tol.ulps, tol.rtol, tol.atol,
+                         skip=case.unwritten(name, want.shape))
+        assert not bad, f"{name} on {backend} differs from DirectML ({tol.why}): " + "; ".join(bad)
