@@ -80,9 +80,14 @@ def strided_write(g: OnnxGraph, td, value: str) -> str:
     total = max(tensors.buffer_elements(td), tensors.needed_elements(td))
     plan = tensors.permuted_layout(td)
     if plan is None:
+        # A gather from the values plus one zero: buffer element j takes the logical element written there (the
+        # last one, where Strides overlap, as a sequential write would), or the zero. ScatterND would say it more
+        # directly, but ONNX Runtime's DirectML provider has no ScatterND-18 kernel.
+        source = np.full(total, td.element_count, dtype=np.int64)
+        source[tensors.gather_indices(td).reshape(-1)] = np.arange(td.element_count)
         flat = g.node("Reshape", [value, g.ints([-1])])
-        zeros = g.const(np.zeros(total, dtype=g.dtype(value)))
-        return g.node("ScatterND", [zeros, g.const(tensors.gather_indices(td).reshape(-1, 1)), flat])
+        padded = g.node("Concat", [flat, g.const(np.zeros(1, dtype=g.dtype(value)))], axis=0)
+        return g.node("Gather", [padded, g.const(source)], axis=0)
     span, packed, perm, kept = plan
     dims = [i for i, (s, st) in enumerate(zip(td.sizes, td.strides)) if s > 1 and st > 0]
     v = g.node("Reshape", [value, g.ints([td.sizes[i] for i in dims] or [1])])
@@ -142,6 +147,24 @@ def build_model(graph, upcast_float16: bool):
     return g.model()
 
 
+def refuse_unsupported_nodes(graph, model) -> None:
+    """Raise if a node of ``model`` has no kernel in the DirectML provider (its CPU fallback is off, so session
+    creation would fail with ORT's own, less specific error). FLOAT64 nodes pass only when the graph itself has
+    FLOAT64 tensors (a device without FLOAT64 then refuses the descriptor itself)."""
+    from . import ort_dml_kernels
+
+    from ..graph import slots
+
+    float64 = any(td is not None and td.data_type.name == "FLOAT64"
+                  for node in graph.nodes for kind in ("input", "output") for _, td in slots(node, kind))
+    found = ort_dml_kernels.problems(model, float64=float64)
+    if found:
+        label = graph.nodes[0].OPERATOR_TYPE if len(graph.nodes) == 1 else f"GRAPH ({len(graph.nodes)} nodes)"
+        raise DmlOpsError(f"{label}: its ONNX model has {len(found)} node(s) that ONNX Runtime's DirectML provider "
+                          f"cannot run (CPU fallback is off): " + " ".join(found[:5])
+                          + (f" ... and {len(found) - 5} more." if len(found) > 5 else ""))
+
+
 class Runner:
     """An InferenceSession with its names; one ``run`` at a time."""
 
@@ -153,6 +176,8 @@ class Runner:
         self.kind, self.device_id = parse_device(device, "onnxruntime")
         self.upcast_float16 = self.kind == "cpu"
         self.model = build_model(graph, self.upcast_float16)
+        if self.kind == "dml":
+            refuse_unsupported_nodes(graph, self.model)
         options, providers = session_config(device, ort)
         try:
             self.session = ort.InferenceSession(self.model.SerializeToString(), options, providers=providers)
