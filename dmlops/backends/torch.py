@@ -7,6 +7,9 @@ inputs are copied there and results come back as NumPy.
 """
 from __future__ import annotations
 
+import re
+import warnings
+
 import numpy as np
 
 from .. import tensors
@@ -14,6 +17,7 @@ from ..errors import DmlOpsError
 from ..lower import lower_torch
 from ..types import DataType
 from . import evaluate, parse_device
+from .torch_directml_ops import FALLBACK, descriptor_problems
 
 
 def torch_dtype(torch, data_type: DataType):
@@ -70,12 +74,13 @@ def choose_device(device, torch=None):
 class Runner:
     """The torch function of a graph on one device."""
 
-    def __init__(self, graph, device: str, torch_device):
+    def __init__(self, graph, device: str, torch_device, upcast_float16: bool | None = None):
         import torch
 
         self.torch = torch
         self.device = torch_device
-        self.upcast_float16 = torch_device.type == "cpu"
+        self.directml = parse_device(device, "torch")[0] == "dml"
+        self.upcast_float16 = torch_device.type == "cpu" if upcast_float16 is None else upcast_float16
         self.graph = graph
         self.in_descs = graph.input_descs()
         self.out_descs = graph.output_descs()
@@ -101,7 +106,7 @@ class Runner:
             value = value.to(device=self.device, dtype=torch_dtype(torch, td.data_type))
             return value.to(self.compute_dtype(td.data_type))
 
-        outs = evaluate(self.graph, values, lambda desc, x: lower_torch(desc, torch, x), settle, self.reinterpret)
+        outs = evaluate(self.graph, values, self.lower, settle, self.reinterpret)
         result = []
         for td, v in zip(self.out_descs, outs):
             v = v.to(torch_dtype(torch, td.data_type))
@@ -112,6 +117,23 @@ class Runner:
                 v = buffer
             result.append(v)
         return result
+
+    def lower(self, desc, x: dict) -> dict:
+        """One node's torch ops; on torch-directml, a CPU fallback is an error naming the aten op and the operator."""
+        if not self.directml:
+            return lower_torch(desc, self.torch, x)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            y = lower_torch(desc, self.torch, x)
+        for w in caught:
+            text = str(w.message)
+            if FALLBACK in text:
+                aten = re.search(r"'(aten::[^']+)'", text)
+                raise DmlOpsError(f"{desc.OPERATOR_TYPE}: torch-directml ran {aten.group(1) if aten else 'an aten op'} "
+                                  f"on the CPU instead of DirectML ({text.strip()}); dmlops does not fall back "
+                                  "silently. The onnxruntime backend runs this operator on DirectML.")
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)  # others pass through
+        return y
 
     def reinterpret(self, value, frm, to):
         """A consumer's read (TensorDesc ``to``) of the buffer a producer (``frm``) wrote: see tensors.reinterpret."""
@@ -150,5 +172,10 @@ class Runner:
 
 
 def build(graph, device: str, torch_device):
-    """A Runner for ``graph`` on ``torch_device``."""
+    """A Runner for ``graph`` on ``torch_device``; on torch-directml, descriptors it cannot run are refused first."""
+    if parse_device(device, "torch")[0] == "dml":
+        found = descriptor_problems(graph)
+        if found:
+            raise DmlOpsError("torch-directml cannot run this safely: " + " ".join(found)
+                              + " The onnxruntime backend (DirectML provider) has no such limits.")
     return Runner(graph, device, torch_device)
