@@ -435,9 +435,9 @@ def test_convolution_mode_is_true_convolution_numpy(direction):
 
 
 def test_convolution_shape_error_message():
-    desc = _conv_desc("FLOAT32", (1, 2, 5, 5), (3, 2, 3, 3), (1, 3, 4, 4), False)
+    desc = _conv_desc("FLOAT32", (1, 2, 5, 5), (3, 2, 3, 3), (2, 3, 4, 4), False)
     with pytest.raises(dmlops.errors.ValidationError,
-                       match=r"CONVOLUTION\.OutputTensor: Sizes \[1, 3, 4, 4\] do not match .* = \[1, 3, 3, 3\]"):
+                       match=r"CONVOLUTION\.OutputTensor: Sizes \[2, 3, 4, 4\] do not match .* = \[1, 3, 4, 4\]"):
         dmlops.run(desc, {"InputTensor": np.zeros((1, 2, 5, 5), np.float32),
                           "FilterTensor": np.zeros((3, 2, 3, 3), np.float32)}, backend="reference")
 

@@ -181,19 +181,38 @@ def test_convolution_valid(desc):
     assert messages(desc) == []
 
 
-def test_convolution_output_size():
-    assert messages(conv((1, 4, 5, 5), (6, 2, 3, 3), (1, 6, 5, 5), groups=2)) == [
-        "CONVOLUTION.OutputTensor: Sizes [1, 6, 5, 5] do not match "
-        "{BatchCount, OutputChannelCount, OutputHeight, OutputWidth} = [1, 6, 3, 3].",
-    ]
-    assert messages(conv((1, 4, 3, 3), (4, 3, 3, 3), (1, 6, 6, 6), direction="BACKWARD", strides=[2, 2],
-                         groups=2)) == [
-        "CONVOLUTION.OutputTensor: Sizes [1, 6, 6, 6] do not match "
-        "{BatchCount, OutputChannelCount, OutputHeight, OutputWidth} = [1, 6, 7, 7].",
-    ]
+def test_convolution_output_batch_and_channels():
     assert messages(conv((1, 2, 4, 5, 5), (3, 2, 2, 3, 3), (2, 3, 3, 3, 3))) == [
         "CONVOLUTION.OutputTensor: Sizes [2, 3, 3, 3, 3] do not match "
         "{BatchCount, OutputChannelCount, OutputDepth, OutputHeight, OutputWidth} = [1, 3, 3, 3, 3].",
+    ]
+    assert messages(conv((1, 4, 3, 3), (4, 3, 3, 3), (1, 4, 7, 7), direction="BACKWARD", strides=[2, 2],
+                         groups=2)) == [
+        "CONVOLUTION.OutputTensor: Sizes [1, 4, 7, 7] do not match "
+        "{BatchCount, OutputChannelCount, OutputHeight, OutputWidth} = [1, 6, 7, 7].",
+    ]
+
+
+@pytest.mark.parametrize("desc", [
+    # DirectML ran a FORWARD output one longer than the DirectMLX formula (vector
+    # edge_forward_output_padding_0_output_too_long): the spatial extents are the user's; elements past the padded
+    # input read zeros, a shorter output computes fewer windows.
+    conv((1, 1, 5), (1, 1, 3), (1, 1, 4)),
+    conv((1, 4, 5, 5), (6, 2, 3, 3), (1, 6, 5, 2), groups=2),
+    conv((1, 4, 3, 3), (4, 3, 3, 3), (1, 6, 9, 6), direction="BACKWARD", strides=[2, 2], groups=2),
+])
+def test_convolution_spatial_output_sizes_are_free(desc):
+    assert messages(desc) == []
+
+
+def test_convolution_output_padding_leaves_a_computed_element():
+    assert messages(conv((1, 2, 5, 5), (4, 2, 3, 3), (1, 4, 3, 3), output_padding=[3, 1])) == [
+        "CONVOLUTION.OutputPadding[0]: 3 leaves no computed element in the Height dimension of OutputTensor "
+        "(Sizes[2] = 3); allowed: less than 3.",
+    ]
+    assert messages(conv((1, 1, 3), (1, 1, 3), (1, 1, 2), direction="BACKWARD", output_padding=[4])) == [
+        "CONVOLUTION.OutputPadding[0]: 4 leaves no computed element in the Width dimension of OutputTensor "
+        "(Sizes[2] = 2); allowed: less than 2.",
     ]
 
 

@@ -11,29 +11,31 @@ page does not spell the BACKWARD layout out; this is the ONNX ConvTranspose layo
 DirectML execution provider passes to DML unchanged (OperatorHelper.cpp: output channels =
 FilterTensor.Sizes[1] * GroupCount).
 
-Output spatial sizes, per spatial dimension, with DilatedFilter = 1 + (FilterSize - 1) * Dilation:
+Output spatial sizes. The docs give no formula and DirectML does not tie OutputTensor's spatial sizes to one:
+it ran a FORWARD convolution whose output was one element longer than
   FORWARD:  1 + (InputSize + StartPadding + EndPadding - DilatedFilter) / Stride (floor) + OutputPadding
-  BACKWARD: (InputSize - 1) * Stride + DilatedFilter - StartPadding - EndPadding + OutputPadding
-The docs give no formula; these are DirectMLX's and onnxruntime's (InitializeKernelOutputDimensions /
-InitializeKernelOutputDimsTranspose). OutputPadding is added in both directions because the docs say
-it "applies a zero padding to the result of the convolution ... to the end of each spatial dimension
-of the output tensor" without naming a direction.
+(the DirectMLX / onnxruntime formula, DilatedFilter = 1 + (FilterSize - 1) * Dilation; BACKWARD's is
+(InputSize - 1) * Stride + DilatedFilter - StartPadding - EndPadding + OutputPadding) and computed the extra
+element from a window reaching past EndPadding into zeros (vector edge_forward_output_padding_0_output_too_long).
+So DirectML computes, per spatial dimension, the first ComputedSize = OutputSize - OutputPadding elements, each
+from its window over the input extended with zeros, and writes OutputPadding zeros after them. The validator
+asks for at least one computed element per dimension (OutputPadding < OutputSize), a dilated filter that fits the
+padded input (FORWARD) and paddings that leave some output (BACKWARD); what DirectML does beyond that is not known.
 
 Math (the lowerings below), per group, with W flipped along every spatial axis when Mode is
 CONVOLUTION (the docs' "Mode interactions" table: CONVOLUTION flips the filter relative to
 CROSS_CORRELATION in both directions; onnxruntime's DirectML EP maps ONNX Conv to CROSS_CORRELATION
-+ FORWARD and ONNX ConvTranspose to CROSS_CORRELATION + BACKWARD):
-  FORWARD:  Y[n, m, o] = sum_{c, k} Xpad[n, c, o * Stride + k * Dilation] * W[m, c, k], Xpad = X padded
-            with StartPadding / EndPadding zeros (ONNX Conv with asymmetric pads);
++ FORWARD and ONNX ConvTranspose to CROSS_CORRELATION + BACKWARD), for o < ComputedSize:
+  FORWARD:  Y[n, m, o] = sum_{c, k} Xpad[n, c, o * Stride + k * Dilation] * W[m, c, k], Xpad = X with
+            StartPadding zeros before it and zeros after it (EndPadding, or more when the output asks for it);
   BACKWARD: Full[n, m, i * Stride + k * Dilation] += X[n, c, i] * W[c, m, k] (the full transposed
-            convolution), then StartPadding / EndPadding elements are cropped from each end (ONNX
-            ConvTranspose pads).
-OutputPadding is read literally from the docs: zeros appended to the end of each spatial dimension of
-that result. This differs from ONNX/PyTorch output_padding, which (when EndPadding > 0) un-crops real
-values; onnxruntime's DirectML EP zeroes OutputPadding before calling DML for that reason
-(DmlOperatorConvolution.cpp), so ONNX's output_padding p with pads e maps to EndPadding e - p here.
-Bias ({1, OutputChannelCount, 1, ..}) is then added to every output element, padded ones included
-(the docs add the bias "broadcasted to the size of the OutputTensor").
+            convolution), Y[n, m, o] = Full[n, m, o + StartPadding] (zero past Full's end). EndPadding only
+            shortens the natural output size; it crops nothing from a longer declared output.
+Bias ({1, OutputChannelCount, 1, ..}) is added to the computed elements; the OutputPadding elements are zeros
+without bias (DirectML's vectors backward_1d_output_padding_bias, edge_*_output_padding_1). This differs from
+ONNX/PyTorch output_padding, which (when EndPadding > 0) un-crops real values; onnxruntime's DirectML EP zeroes
+OutputPadding before calling DML for that reason (DmlOperatorConvolution.cpp), so ONNX's output_padding p with
+pads e maps to EndPadding e - p here.
 """
 from __future__ import annotations
 
@@ -52,7 +54,8 @@ SPATIAL = {1: ["Width"], 2: ["Height", "Width"], 3: ["Depth", "Height", "Width"]
 
 
 def check(desc, level) -> list[Problem]:
-    """DimensionCount, Strides/Dilations >= 1, GroupCount, FilterTensor, BiasTensor and OutputTensor sizes."""
+    """DimensionCount, Strides/Dilations >= 1, GroupCount, FilterTensor, BiasTensor and OutputTensor sizes,
+    OutputPadding below the output extent."""
     op = desc.OPERATOR_TYPE
     out = []
     arrays = {name: list(getattr(desc, snake_case(name))) for name in ARRAYS}
@@ -118,18 +121,21 @@ def check(desc, level) -> list[Problem]:
 
     if w is None or y is None or not settled:
         return out
-    extents = []
     for i in range(dims):
-        args = [arrays[name][i] for name in ARRAYS]
-        size = _output_size(backward, x[2 + i], w[2 + i], *args)
-        if size < 1:
+        args = [arrays[name][i] for name in ARRAYS[:-1]]
+        if _natural_size(backward, x[2 + i], w[2 + i], *args) < 1:
             out.append(_window_problem(op, backward, spatial[i], x[2 + i], w[2 + i], *args))
-        extents.append(size)
-    expected = [x[0], out_channels] + extents
-    if min(extents) >= 1 and y != expected:
+    # DirectML computes any declared spatial extent (module docstring); batch and channels are fixed.
+    expected = [x[0], out_channels] + y[2:]
+    if y != expected:
         out.append(shape_problem(desc, "OutputTensor", y,
                                  _braces(["BatchCount", "OutputChannelCount"] + ["Output" + s for s in spatial]),
                                  expected))
+    for i, (size, padding) in enumerate(zip(y[2:], arrays["OutputPadding"])):
+        if padding >= size:
+            out.append(Problem(op, f"OutputPadding[{i}]", "output_padding",
+                               f"{padding} leaves no computed element in the {spatial[i]} dimension of OutputTensor "
+                               f"(Sizes[{2 + i}] = {size}); allowed: less than {size}."))
     return out
 
 
@@ -137,20 +143,21 @@ def _braces(parts) -> str:
     return "{" + ", ".join(parts) + "}"
 
 
-def _output_size(backward, size, filter_size, stride, dilation, start, end, output_padding) -> int:
+def _natural_size(backward, size, filter_size, stride, dilation, start, end) -> int:
+    """The output extent the DirectMLX / onnxruntime formulas give without OutputPadding (< 1: none)."""
     window = 1 + (filter_size - 1) * dilation
     if backward:
-        return (size - 1) * stride + window - start - end + output_padding
+        return (size - 1) * stride + window - start - end
     padded = size + start + end
     if window > padded:
         return 0
-    return 1 + (padded - window) // stride + output_padding
+    return 1 + (padded - window) // stride
 
 
-def _window_problem(op, backward, dim, size, filter_size, stride, dilation, start, end, output_padding) -> Problem:
+def _window_problem(op, backward, dim, size, filter_size, stride, dilation, start, end) -> Problem:
     window = 1 + (filter_size - 1) * dilation
     if backward:
-        full = (size - 1) * stride + window + output_padding
+        full = (size - 1) * stride + window
         return Problem(op, "StartPadding", "window",
                        f"StartPadding + EndPadding = {start + end} in the {dim} dimension leave no output "
                        f"(allowed: at most {full - 1}, one less than the unpadded output extent {full}).")
@@ -167,9 +174,26 @@ def _backward(desc) -> bool:
     return desc.direction.name == "BACKWARD"
 
 
-def _natural_sizes(desc) -> list[int]:
-    """The output spatial sizes without OutputPadding (the declared sizes minus it)."""
+def _computed_sizes(desc) -> list[int]:
+    """The spatial extents DirectML computes: the declared sizes minus OutputPadding (zeros after them)."""
     return [s - p for s, p in zip(desc.output_tensor.sizes[2:], desc.output_padding)]
+
+
+def _forward_end_padding(desc) -> list[int]:
+    """EndPadding, grown where the computed extent reaches past the padded input (DirectML reads zeros there)."""
+    x, w = desc.input_tensor.sizes[2:], desc.filter_tensor.sizes[2:]
+    out = []
+    for size, k, stride, dilation, start, end, computed in zip(x, w, desc.strides, desc.dilations, desc.start_padding,
+                                                              desc.end_padding, _computed_sizes(desc)):
+        needed = (computed - 1) * stride + (k - 1) * dilation + 1 - size - start
+        out.append(max(end, needed))
+    return out
+
+
+def _full_sizes(desc) -> list[int]:
+    """The extents of the full (uncropped) transposed convolution of BACKWARD."""
+    return [(s - 1) * st + (k - 1) * d + 1 for s, st, k, d in
+            zip(desc.input_tensor.sizes[2:], desc.strides, desc.filter_tensor.sizes[2:], desc.dilations)]
 
 
 def _windows(size, count, stride):
@@ -187,49 +211,67 @@ def reference(desc, x):
     n, c = v.shape[:2]
     vg = v.reshape(n, groups, c // groups, *v.shape[2:])
     kernel = w.shape[2:]
+    computed = _computed_sizes(desc)
     if _backward(desc):
-        # W is {C, M / groups, K..}: scatter each input element into the full output, then crop the padding.
+        # W is {C, M / groups, K..}: scatter each input element into the full output, then take ComputedSize
+        # elements from StartPadding on (zeros past the full output's end).
         wg = w.reshape(groups, c // groups, *w.shape[1:])
-        full = [(s - 1) * st + (k - 1) * d + 1
-                for s, st, k, d in zip(v.shape[2:], desc.strides, kernel, desc.dilations)]
-        acc = np.zeros((n, groups, w.shape[1], *full))
+        full = _full_sizes(desc)
+        size = [max(f, a + e) for f, a, e in zip(full, desc.start_padding, computed)]
+        acc = np.zeros((n, groups, w.shape[1], *size))
         for k in itertools.product(*map(range, kernel)):
             where = tuple(_windows(ki * d, s, st) for ki, d, s, st in zip(k, desc.dilations, v.shape[2:], desc.strides))
             acc[(Ellipsis, *where)] += np.einsum("ngc...,gcm->ngm...", vg, wg[(Ellipsis, *k)])
-        acc = acc[(Ellipsis, *(slice(a, max(a, f - b)) for a, b, f in zip(desc.start_padding, desc.end_padding, full)))]
+        acc = acc[(Ellipsis, *(slice(a, a + e) for a, e in zip(desc.start_padding, computed)))]
     else:
         # W is {M, C / groups, K..}: gather one strided window of the padded input per filter offset.
         m = w.shape[0]
         wg = w.reshape(groups, m // groups, *w.shape[1:])
-        vg = np.pad(vg, [(0, 0)] * 3 + list(zip(desc.start_padding, desc.end_padding)))
-        sizes = _natural_sizes(desc)
-        acc = np.zeros((n, groups, m // groups, *sizes))
+        vg = np.pad(vg, [(0, 0)] * 3 + list(zip(desc.start_padding, _forward_end_padding(desc))))
+        acc = np.zeros((n, groups, m // groups, *computed))
         for k in itertools.product(*map(range, kernel)):
-            where = tuple(_windows(ki * d, o, st) for ki, d, o, st in zip(k, desc.dilations, sizes, desc.strides))
+            where = tuple(_windows(ki * d, o, st) for ki, d, o, st in zip(k, desc.dilations, computed, desc.strides))
             acc += np.einsum("ngc...,gmc->ngm...", vg[(Ellipsis, *where)], wg[(Ellipsis, *k)])
     acc = acc.reshape(n, -1, *acc.shape[3:])
-    y = np.zeros(desc.output_tensor.sizes)
-    y[(Ellipsis, *(slice(0, s) for s in acc.shape[2:]))] = acc  # OutputPadding: zeros at the end
     if x["BiasTensor"] is not None:
-        y = y + x["BiasTensor"].astype(np.float64)
+        acc = acc + x["BiasTensor"].astype(np.float64)
+    y = np.zeros(desc.output_tensor.sizes)
+    y[(Ellipsis, *(slice(0, s) for s in computed))] = acc  # OutputPadding: zeros, without bias (DirectML)
     return {"OutputTensor": y}
 
 
 def to_onnx(desc, g, x):
-    """ONNX Conv / ConvTranspose (Slice with step -1 flips W for Mode CONVOLUTION), Pad for OutputPadding, Add bias."""
+    """ONNX Conv / ConvTranspose (Slice with step -1 flips W for Mode CONVOLUTION), Slice / Pad to the computed
+    extent, Add bias, Pad for OutputPadding."""
     w = x["FilterTensor"]
     dims = len(desc.strides)
+    axes = list(range(2, 2 + dims))
     if _flip(desc):
-        axes = list(range(2, 2 + dims))
         big = np.iinfo(np.int64).max
         w = g.node("Slice", [w, g.ints([-1] * dims), g.ints([-big] * dims), g.ints(axes), g.ints([-1] * dims)])
-    op = "ConvTranspose" if _backward(desc) else "Conv"
-    y = g.node(op, [x["InputTensor"], w], strides=list(desc.strides), dilations=list(desc.dilations),
-               pads=list(desc.start_padding) + list(desc.end_padding), group=desc.group_count)
-    if any(desc.output_padding):
-        y = g.node("Pad", [y, g.ints([0] * (dims + 2) + [0, 0] + list(desc.output_padding))], mode="constant")
+    computed = _computed_sizes(desc)
+    kw = dict(strides=list(desc.strides), dilations=list(desc.dilations), group=desc.group_count)
+    if _backward(desc):
+        # ConvTranspose crops StartPadding, and as much of the end as leaves the computed extent (or none).
+        full = _full_sizes(desc)
+        end = [max(f - a - e, 0) for f, a, e in zip(full, desc.start_padding, computed)]
+        y = g.node("ConvTranspose", [x["InputTensor"], w], pads=list(desc.start_padding) + end, **kw)
+        natural = [f - a - b for f, a, b in zip(full, desc.start_padding, end)]
+    else:
+        end = _forward_end_padding(desc)
+        y = g.node("Conv", [x["InputTensor"], w], pads=list(desc.start_padding) + end, **kw)
+        natural = [_natural_size(False, s, k, st, d, a, b) for s, k, st, d, a, b in
+                   zip(desc.input_tensor.sizes[2:], desc.filter_tensor.sizes[2:], desc.strides, desc.dilations,
+                       desc.start_padding, end)]
+    if any(n > c for n, c in zip(natural, computed)):
+        y = g.node("Slice", [y, g.ints([0] * dims), g.ints(computed), g.ints(axes)])
+    if any(n < c for n, c in zip(natural, computed)):  # BACKWARD past the full output: zeros
+        y = g.node("Pad", [y, g.ints([0] * (dims + 2) + [0, 0] + [max(c - n, 0) for n, c in zip(natural, computed)])],
+                   mode="constant")
     if x["BiasTensor"] is not None:
         y = g.node("Add", [y, x["BiasTensor"]])
+    if any(desc.output_padding):  # zeros without bias (DirectML)
+        y = g.node("Pad", [y, g.ints([0] * (dims + 2) + [0, 0] + list(desc.output_padding))], mode="constant")
     return {"OutputTensor": y}
 
 
@@ -241,19 +283,22 @@ def to_torch(desc, torch, x):
     if _flip(desc):
         w = torch.flip(w, list(range(2, 2 + dims)))
     kw = dict(stride=list(desc.strides), dilation=list(desc.dilations), groups=desc.group_count)
+    computed = _computed_sizes(desc)
     if _backward(desc):
         y = getattr(f, f"conv_transpose{dims}d")(v, w, **kw)
-        crop = tuple(slice(a, max(a, full - b))
-                     for a, b, full in zip(desc.start_padding, desc.end_padding, y.shape[2:]))
-        y = y[(Ellipsis, *crop)]
+        y = y[(Ellipsis, *(slice(a, a + c) for a, c in zip(desc.start_padding, computed)))]
+        short = [c - s for c, s in zip(computed, y.shape[2:])]
+        if any(short):  # past the full output: zeros
+            y = f.pad(y, [p for s in reversed(short) for p in (0, s)])
     else:
         # torch padding is symmetric; F.pad takes (start, end) pairs from the last dimension backwards.
-        pads = [p for a, b in zip(reversed(desc.start_padding), reversed(desc.end_padding)) for p in (a, b)]
+        pads = [p for a, b in zip(reversed(desc.start_padding), reversed(_forward_end_padding(desc))) for p in (a, b)]
         y = getattr(f, f"conv{dims}d")(f.pad(v, pads), w, **kw)
-    if any(desc.output_padding):
-        y = f.pad(y, [p for o in reversed(desc.output_padding) for p in (0, o)])
+        y = y[(Ellipsis, *(slice(0, c) for c in computed))]
     if x["BiasTensor"] is not None:
         y = y + x["BiasTensor"]
+    if any(desc.output_padding):  # zeros without bias (DirectML)
+        y = f.pad(y, [p for o in reversed(desc.output_padding) for p in (0, o)])
     return {"OutputTensor": y}
 
 
@@ -306,13 +351,13 @@ def _samples():
                {"InputTensor": x2, "FilterTensor": w2},
                {"OutputTensor": np.array([[[[4, 3, 8, 6], [2, 1, 4, 2], [12, 9, 16, 12], [6, 3, 8, 4]]]], f32)},
                **exact),
-        # By hand: x = [1, 2], W = [1, 1], stride 2: full output [1, 1, 2, 2]; OutputPadding appends one zero;
-        # the bias 1 is added everywhere.
+        # By hand: x = [1, 2], W = [1, 1], stride 2: full output [1, 1, 2, 2]; the bias 1 is added to it;
+        # OutputPadding appends one zero, without bias (DirectML's answer).
         Sample("backward_1d_output_padding_bias", _conv([1, 1, 2], [1, 1, 2], [1, 1, 5], bias=True,
                                                         direction="BACKWARD", strides=(2,), output_padding=(1,)),
                {"InputTensor": np.array([[[1, 2]]], f32), "FilterTensor": np.array([[[1, 1]]], f32),
                 "BiasTensor": np.array([[[1]]], f32)},
-               {"OutputTensor": np.array([[[2, 2, 3, 3, 1]]], f32)}, **exact),
+               {"OutputTensor": np.array([[[2, 2, 3, 3, 0]]], f32)}, **exact),
         # By hand: start padding 1 and end padding 2 around [1, 2, 3] with W = [1, 1]: [0+1, 1+2, 2+3, 3+0, 0+0].
         Sample("forward_1d_asymmetric_padding", _conv([1, 1, 3], [1, 1, 2], [1, 1, 5], start=(1,), end=(2,)),
                {"InputTensor": np.array([[[1, 2, 3]]], f32), "FilterTensor": np.array([[[1, 1]]], f32)},
