@@ -120,12 +120,14 @@ def measure(name, desc, inputs, direct, budget):
     names = list(op.output_names)
     t_raw = per_call(lambda: raw.run(names, inputs), budget)
     t_ort = per_call(lambda: op(inputs), budget)
-    tensors = [torch.from_numpy(v) for v in inputs.values()]
-    t_direct = per_call(lambda: direct(torch, *tensors), budget)
-    top = dmlops.compile(desc, "torch")
+    top = dmlops.compile(desc, "torch")  # the best torch device: dml, cuda or cpu
+    device = torch.device(top.provider)
+    tensors = [torch.from_numpy(v).to(device) for v in inputs.values()]
+    sync = torch.cuda.synchronize if device.type == "cuda" else (lambda: None)  # GPU work is asynchronous
+    t_direct = per_call(lambda: (direct(torch, *tensors), sync()), budget)
     torch_inputs = dict(zip(inputs, tensors))
-    t_torch = per_call(lambda: top(torch_inputs), budget)
-    return [name, op.device, t_raw, t_ort, t_ort / t_raw, t_direct, t_torch, t_torch / t_direct]
+    t_torch = per_call(lambda: (top(torch_inputs), sync()), budget)
+    return [name, f"{op.device}/{top.device}", t_raw, t_ort, t_ort / t_raw, t_direct, t_torch, t_torch / t_direct]
 
 
 def main(argv=None) -> int:
@@ -140,7 +142,7 @@ def main(argv=None) -> int:
 
     print(f"# {platform.processor() or platform.machine()}, python {platform.python_version()}, onnxruntime "
           f"{onnxruntime.__version__}, torch {torch.__version__}, {torch.get_num_threads()} torch threads")
-    header = ["case", "device", "ort raw", "dmlops ort", "ratio", "torch direct", "dmlops torch", "ratio"]
+    header = ["case", "device (ort/torch)", "ort raw", "dmlops ort", "ratio", "torch direct", "dmlops torch", "ratio"]
     print(" | ".join(header))
     for name, desc, inputs, direct in cases:
         row = measure(name, desc, inputs, direct, budget)

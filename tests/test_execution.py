@@ -197,11 +197,19 @@ def test_named_devices_that_are_missing_list_what_is_available():
                                                  r"available: cpu \(CPUExecutionProvider\). DirectML needs the "
                                                  r"onnxruntime-directml package on Windows."):
         dmlops.compile(relu_grad(), "onnxruntime", device="dml")
-    with pytest.raises(dmlops.DmlOpsError, match=r"torch: device 'dml:1' is not available; available: cpu. DirectML needs "
-                                                 r"the torch-directml package"):
+    import torch
+
+    have = "cuda, cpu" if torch.cuda.is_available() else "cpu"  # the suite also runs on CUDA machines
+    with pytest.raises(dmlops.DmlOpsError, match=rf"torch: device 'dml:1' is not available; available: {have}. DirectML "
+                                                 r"needs the torch-directml package"):
         dmlops.compile(relu_grad(), "torch", device="dml:1")
-    with pytest.raises(dmlops.DmlOpsError, match=r"torch: device 'cuda' is not available; available: cpu"):
-        dmlops.compile(relu_grad(), "torch", device="cuda")
+    if torch.cuda.is_available():
+        with pytest.raises(dmlops.DmlOpsError, match=rf"torch: device 'cuda:99' is not available; there are "
+                                                     rf"{torch.cuda.device_count()} CUDA devices"):
+            dmlops.compile(relu_grad(), "torch", device="cuda:99")
+    else:
+        with pytest.raises(dmlops.DmlOpsError, match=r"torch: device 'cuda' is not available; available: cpu"):
+            dmlops.compile(relu_grad(), "torch", device="cuda")
     with pytest.raises(dmlops.DmlOpsError, match=r"reference: runs on the CPU only; got device 'cuda'"):
         dmlops.compile(relu_grad(), "reference", device="cuda")
     with pytest.raises(dmlops.DmlOpsError, match=r"unknown device 'gpu0'; use 'cpu', 'cuda\[:N\]' or 'dml\[:N\]'"):
@@ -209,10 +217,14 @@ def test_named_devices_that_are_missing_list_what_is_available():
 
 
 def test_compiled_operators_report_where_they_run():
+    import onnxruntime
+    import torch
+
+    best = ort_backend.available_devices(onnxruntime)[0]  # cpu here; cuda with onnxruntime-gpu
     op = dmlops.compile(relu_grad(), "onnxruntime")
-    assert (op.device, op.provider) == ("cpu", "CPUExecutionProvider")
+    assert (op.device, op.provider) == ({"cpu": "cpu"}.get(best, f"{best}:0"), ort_backend.PROVIDERS[best])
     assert op.model.graph.node  # the ONNX model is there to inspect
-    assert dmlops.compile(relu_grad(), "torch").device == "cpu"
+    assert dmlops.compile(relu_grad(), "torch").device == ("cuda:0" if torch.cuda.is_available() else "cpu")
 
 
 class FakeOrt:
