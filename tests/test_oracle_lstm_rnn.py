@@ -2,8 +2,8 @@
 
 Oracles: torch.nn.LSTM / torch.nn.RNN (tanh and relu) in float64 with weights converted from torch's gate
 order (i, f, g, o) to DirectML's (i, o, f, c), with pack_padded_sequence for ragged lengths; onnxruntime's
-own LSTM and RNN kernels (one-node models, IR 8, opset 18) for SequenceLengths including 0, peepholes,
-clip, input_forget and other activations; ONNX's node test cases (test_lstm_*, test_simple_rnn_*,
+own LSTM and RNN kernels (one-node models, IR 8, opset 18) for SequenceLengths including 0 (adjusted to
+DirectML's final states for an empty sequence: see ort_case), peepholes, clip, input_forget and other activations; ONNX's node test cases (test_lstm_*, test_simple_rnn_*,
 test_rnn_seq_length) regenerated in memory.
 """
 import functools
@@ -216,8 +216,29 @@ def ort_run(op, onnx_inputs, **attrs):
 
 
 def ort_case(op, direction, lengths, acts, T=T_ORT, N=4, I=3, H=3, seed=0, scale=1.0, peephole=False, clip=None,
-             input_forget=0, dtype=np.float32):
-    """(inputs by DML name, ONNX outputs by DML name) from onnxruntime's kernel on ``dtype``-rounded values."""
+             input_forget=0, dtype=np.float32, directml=True):
+    """(inputs by DML name, ONNX outputs by DML name) from onnxruntime's kernel on ``dtype``-rounded values.
+
+    ``directml``: where a length is 0, the final states DirectML gives instead of onnxruntime's zeros (its
+    vectors ragged_lengths_3_1_0, edge_ragged_lengths_3_1_0_*, edge_hand_bidirectional_lengths_2_1_0_*): a
+    backward pass ran no step and keeps HiddenInit and CellMemInit; a forward pass gives hidden 0 (as
+    onnxruntime) and, for LSTM, the cell after step 0, which is onnxruntime's Y_c for a length of 1."""
+    spec = dict(T=T, N=N, I=I, H=H, seed=seed, scale=scale, peephole=peephole, clip=clip, input_forget=input_forget,
+                dtype=dtype, directml=False)
+    inputs, outputs = ort_case(op, direction, lengths, acts, **spec) if directml else (None, None)
+    if directml:
+        empty = np.asarray(lengths) == 0
+        backward = {"forward": [], "reverse": [0], "bidirectional": [1]}[direction]
+        forward = {"forward": [0], "reverse": [], "bidirectional": [0]}[direction]
+        for d in backward:
+            outputs["OutputSingleTensor"][0, d, empty] = inputs["HiddenInitTensor"][0, d, empty]
+            if op == "LSTM":
+                outputs["OutputCellSingleTensor"][0, d, empty] = inputs["CellMemInitTensor"][0, d, empty]
+        if op == "LSTM" and forward and empty.any():
+            _, one_step = ort_case(op, direction, np.maximum(lengths, 1), acts, **spec)
+            for d in forward:
+                outputs["OutputCellSingleTensor"][0, d, empty] = one_step["OutputCellSingleTensor"][0, d, empty]
+        return inputs, outputs
     rng = np.random.default_rng(seed)
     D, G = (2 if direction == "bidirectional" else 1), (4 if op == "LSTM" else 1)
     values = [rounded(rng, (T, N, I), scale, dtype), rounded(rng, (D, G * H, I), scale, dtype),
@@ -277,16 +298,28 @@ def test_rnn_matches_onnxruntime_rnn(act, direction):
     assert_matches(run_all(desc, inputs), expected, ATOL32, "float32 kernels, different summation order")
 
 
-def test_sequence_length_zero_gives_zero_final_state_not_the_initial_one():
-    # The oracles above agree on this; here it is stated outright (HiddenInit and CellMemInit are non-zero).
-    inputs, expected = ort_case("LSTM", "bidirectional", [4, 0, 2, 0], ["Sigmoid", "Tanh", "Tanh"], seed=4)
+def test_sequence_length_zero_as_directml_computes_it():
+    # DirectML's answer (see ort_case), stated outright against onnxruntime's: HiddenInit and CellMemInit are
+    # non-zero, and onnxruntime zero-fills every final state of an empty sequence.
+    lengths = [4, 0, 2, 0]
+    inputs, onnx = ort_case("LSTM", "bidirectional", lengths, ["Sigmoid", "Tanh", "Tanh"], seed=4, directml=False)
+    _, one_step = ort_case("LSTM", "bidirectional", [4, 1, 2, 1], ["Sigmoid", "Tanh", "Tanh"], seed=4,
+                           directml=False)
     assert np.abs(inputs["HiddenInitTensor"][0, :, 1]).min() > 0
-    for name in ("OutputSingleTensor", "OutputCellSingleTensor"):
-        assert not expected[name][0, :, [1, 3]].any()
-    assert not expected["OutputSequenceTensor"][:, :, [1, 3]].any()
+    assert not onnx["OutputSingleTensor"][0, :, [1, 3]].any() and not onnx["OutputCellSingleTensor"][0, :, [1, 3]].any()
+    desc = dml_desc("LSTM", inputs, "BIDIRECTIONAL", [ACTS[a]() for a in ["Sigmoid", "Tanh", "Tanh"] * 2], onnx,
+                    **lstm_attrs())
+    for backend, got in run_all(desc, inputs).items():
+        empty = [1, 3]
+        assert not got["OutputSequenceTensor"][:, :, empty].any(), backend
+        assert not got["OutputSingleTensor"][0, 0, empty].any(), backend  # forward: hidden 0
+        np.testing.assert_array_equal(got["OutputSingleTensor"][0, 1, empty], inputs["HiddenInitTensor"][0, 1, empty])
+        np.testing.assert_array_equal(got["OutputCellSingleTensor"][0, 1, empty],
+                                      inputs["CellMemInitTensor"][0, 1, empty])
+        np.testing.assert_allclose(got["OutputCellSingleTensor"][0, 0, empty],  # forward: the cell after step 0
+                                   one_step["OutputCellSingleTensor"][0, 0, empty], rtol=0, atol=ATOL32)
+        assert np.abs(got["OutputCellSingleTensor"][0, 0, empty] - inputs["CellMemInitTensor"][0, 0, empty]).min() > 0.01
 
-
-# ONNX's node test cases -------------------------------------------------------------------------------------
 
 ONNX_CASES = ["test_lstm_defaults", "test_lstm_with_initial_bias", "test_lstm_with_peepholes", "test_lstm_batchwise",
               "test_lstm_reverse", "test_lstm_bidirectional", "test_simple_rnn_defaults",

@@ -8,8 +8,13 @@ rnn.cc), which the onnxruntime DirectML provider's tests share:
   backward. OutputSequence[t, d] holds the state after step t, at the original index t in both directions.
 * SequenceLengths: step t is valid for sequence b when t < len_b. A step that is not valid leaves the state
   as it was and writes 0 to OutputSequence, so the backward direction starts at each sequence's own last
-  valid step len_b - 1 with the initial state. len_b = 0 gives zero final states, not the initial ones.
-  A length above T counts as T (onnxruntime rejects it; DirectML says nothing).
+  valid step len_b - 1 with the initial state. A length above T counts as T (onnxruntime rejects it;
+  DirectML says nothing).
+* len_b = 0, as DirectML computes it (vectors ragged_lengths_3_1_0, edge_ragged_lengths_3_1_0_*,
+  edge_hand_bidirectional_lengths_2_1_0_*; onnxruntime instead zeroes every final state): the backward
+  direction ran no step, so its final states are the initial ones (HiddenInit, CellMemInit); the forward
+  direction's final hidden state is 0, and its final cell (LSTM) is the cell after step 0, which DirectML
+  computes even for an empty sequence.
 
 ``reference`` is vectorised NumPy over (direction, batch) in float64. ``unroll`` writes the same loop once
 per direction with backend ops (``OnnxOps`` builds ONNX nodes, ``TorchOps`` calls torch), so the lowerings
@@ -68,13 +73,16 @@ def reference(desc, x: dict, states: dict[str, str], cell) -> dict:
         pre = (np.einsum("dni,dgi->dng", seq[t], w) + np.einsum("dnh,dgh->dng", state[0], r)
                + bias[:, None, :])
         new = cell(pre, state)
+        if k == 0:
+            first = new
         valid = (t[:, None] < lengths[None, :])[..., None]  # [D, N, 1]
         y[t, np.arange(D)] = np.where(valid, new[0], 0.0)
         state = [np.where(valid, n, s) for n, s in zip(new, state)]
-    # len_b = 0: a zero final state, not the initial one (onnxruntime; torch's pack_padded_sequence refuses 0).
-    started = (lengths > 0)[None, :, None]
+    # len_b = 0, forward: hidden 0, cell after step 0; backward: the initial states (DirectML; ONNX: all 0).
+    empty = (lengths == 0)[None, :, None] & ~backward[:, None, None]
+    finals = [np.where(empty, 0.0, state[0])] + [np.where(empty, f, s) for f, s in zip(first[1:], state[1:])]
     out = {"OutputSequenceTensor": y}
-    out.update({final: np.where(started, s, 0.0)[None] for final, s in zip(states.values(), state)})
+    out.update({final: s[None] for final, s in zip(states.values(), finals)})
     return _present(desc, out)
 
 
@@ -103,17 +111,21 @@ def unroll(ops, desc, x: dict, states: dict[str, str], make_cell) -> dict:
         state = [zero if x.get(name) is None else ops.index(x[name], 0, d) for name in states]
         cell = make_cell(d)
         y = [None] * T
-        for t in (reversed(range(T)) if is_backward(desc, d) else range(T)):
+        backward = is_backward(desc, d)
+        for t in (reversed(range(T)) if backward else range(T)):
             new = cell(ops.add(ops.index(xw, t), ops.matmul(state[0], r)), state)
+            if t == 0:
+                first = new
             if lens is None:
                 y[t], state = new[0], list(new)
             else:
                 valid = ops.less(t, lens)
                 y[t] = ops.where(valid, new[0], zero) if want_sequence else None
                 state = [ops.where(valid, n, s) for n, s in zip(new, state)]
-        if lens is not None:
+        if lens is not None and not backward:  # len_b = 0: hidden 0, cell after step 0 (as ``reference``)
             started = ops.less(0, lens)
-            state = [ops.where(started, s, zero) for s in state]
+            state = [ops.where(started, state[0], zero)] + [ops.where(started, s, f)
+                                                            for s, f in zip(state[1:], first[1:])]
         sequences.append(y)
         finals.append(state)
     out = {}

@@ -11,9 +11,10 @@ provider is tested against; the DirectML docs do not describe SequenceLengthsTen
   reversed).
 - With SequenceLengthsTensor, step t of batch entry b is valid when t < len_b. At an invalid step the
   state is kept and the output is 0. A backward pass that starts at T-1 under this mask therefore
-  begins at each sequence's own last valid step len_b - 1. With len_b = 0 the final state is 0, not
-  HiddenInit. A length above seq_length acts as seq_length in every backend (onnxruntime rejects it;
-  DirectML does not say).
+  begins at each sequence's own last valid step len_b - 1. With len_b = 0, DirectML's answers (vectors
+  lengths_3_0_1_*, edge_lengths_3_0_1_bidirectional_*) give a final state of 0 for a forward pass and
+  HiddenInit for a backward one, which ran no step (onnxruntime's CPU kernel gives 0 for both). A length
+  above seq_length acts as seq_length in every backend (onnxruntime rejects it; DirectML does not say).
 """
 from __future__ import annotations
 
@@ -50,7 +51,7 @@ def scan_reference(step, state: tuple, seq_length: int, reverse: bool, lengths):
         valid = (t < lengths)[:, None]
         state = tuple(np.where(valid, n, s) for n, s in zip(new, state))
         outputs[t] = np.where(valid, new[0], 0.0)
-    if lengths is not None:
+    if lengths is not None and not reverse:  # len 0: forward 0, backward HiddenInit (DirectML; ONNX: 0 for both)
         state = tuple(np.where((lengths > 0)[:, None], s, 0.0) for s in state)
     return np.stack(outputs), state
 
@@ -90,7 +91,7 @@ def scan_onnx(g, step, state: tuple, seq_length: int, reverse: bool, lengths):
         valid = g.node("Less", [g.const(np.int64(t)), lengths], dtype=np.bool_)
         state = tuple(g.node("Where", [valid, n, s], dtype=g.dtype(s)) for n, s in zip(new, state))
         outputs[t] = g.node("Where", [valid, new[0], g.scalar(0, new[0])], dtype=g.dtype(new[0]))
-    if lengths is not None:
+    if lengths is not None and not reverse:  # as scan_reference
         started = g.node("Greater", [lengths, g.const(np.int64(0))], dtype=np.bool_)
         state = tuple(g.node("Where", [started, s, g.scalar(0, s)], dtype=g.dtype(s)) for s in state)
     return stack_onnx(g, outputs, 0), state
@@ -128,7 +129,7 @@ def scan_torch(torch, step, state: tuple, seq_length: int, reverse: bool, length
         valid = lengths > t
         state = tuple(torch.where(valid, n, s) for n, s in zip(new, state))
         outputs[t] = torch.where(valid, new[0], torch.zeros_like(new[0]))
-    if lengths is not None:
+    if lengths is not None and not reverse:  # as scan_reference
         started = lengths > 0
         state = tuple(torch.where(started, s, torch.zeros_like(s)) for s in state)
     return torch.stack(outputs), state

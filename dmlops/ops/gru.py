@@ -11,7 +11,8 @@ as ONNX; PyTorch and cuDNN order them r, z, n)::
 
 Direction, SequenceLengthsTensor and the outputs follow research/seed_semantics.md §2 (see
 _recurrent_exec): past a sequence's end the output is 0 and the state frozen, the backward pass starts at
-each sequence's own last step, and a length of 0 gives OutputSingleTensor = 0. BiasTensor and
+each sequence's own last step, and a length of 0 gives OutputSingleTensor = 0 forward and HiddenInit
+backward (DirectML's answer; onnxruntime gives 0 for both). BiasTensor and
 HiddenInitTensor default to 0. Unlike ONNX GRU there is no clip and no layout attribute.
 
 Why to_onnx unrolls the recurrence (MatMul/Add/Mul/Where per time step, seq_length being static) rather
@@ -256,8 +257,8 @@ def _samples():
         ("bidirectional_linear_before_reset", _desc(3, 2, 3, 2, "BIDIRECTIONAL", lbr=True), None),
         ("backward", _desc(4, 2, 2, 3, "BACKWARD"), None),
         ("backward_linear_before_reset", _desc(4, 2, 2, 3, "BACKWARD", lbr=True), None),
-        # Ragged batch with an empty sequence: zeros past each end, OutputSingle 0 for length 0, and the
-        # backward pass starting at each sequence's own last step.
+        # Ragged batch with an empty sequence: zeros past each end, OutputSingle 0 (forward) or HiddenInit
+        # (backward) for length 0, and the backward pass starting at each sequence's own last step.
         ("lengths_3_0_1_bidirectional", _desc(3, 3, 2, 2, "BIDIRECTIONAL", lengths=True), [3, 0, 1]),
         ("lengths_3_0_1_backward_linear_before_reset", _desc(3, 3, 2, 2, "BACKWARD", lbr=True, lengths=True),
          [3, 0, 1]),
