@@ -9,6 +9,7 @@ Standard library only; output is deterministic.
 from __future__ import annotations
 
 import argparse
+import ast
 import sys
 from pathlib import Path
 
@@ -150,23 +151,34 @@ def render_ops_index() -> str:
     return "".join(out)
 
 
+def _has(module: str, name: str) -> bool:
+    """Whether dmlops/ops/<module>.py defines a top-level function ``name`` (read, not imported)."""
+    tree = ast.parse((ROOT / "dmlops" / "ops" / f"{module}.py").read_text(encoding="utf-8"))
+    return any(isinstance(n, ast.FunctionDef) and n.name == name for n in tree.body)
+
+
 def render_operators_md() -> str:
     schemas = S.all_schemas()
     mods = op_modules()
     out = [MD_BANNER, "# DirectML operators\n\n",
            f"{len(schemas)} operator types, DML_FEATURE_LEVEL_1_0 to 6_4. *Ranks* and *data types* are those of the\n"
-           "first tensor at the newest feature level (all tensors: `dmlops describe OP`). *Rules* marks operators with\n"
-           "hand-written shape rules (`dmlops/ops/`).\n\n",
-           "| operator | introduced | ranks | data types | in-place | fused activation | rules |\n",
-           "|---|---|---|---|---|---|---|\n"]
+           "first tensor at the newest feature level (all tensors: `dmlops describe OP`). *Shape rules*: every shape\n"
+           "relation of the operator's DirectML page is checked by `dmlops.validate`, either by a hand-written `check()`\n"
+           "(`dmlops/ops/`) or, where the page states only that tensors have the same Sizes / DataType, by the\n"
+           "descriptor's generic rules. *Runs*: the backends that execute it (reference, onnxruntime, torch).\n\n",
+           "| operator | introduced | ranks | data types | in-place | fused activation | shape rules | runs |\n",
+           "|---|---|---|---|---|---|---|---|\n"]
     for s in schemas.values():
         tier = s.support[-1]
         first = next(iter(tier.tensors.values()))
         types = ", ".join(first.data_types) if first.data_types is not None else "(not documented)"
+        mod = mods.get(s.operator_type)
+        rules = "check()" if mod and _has(mod, "check") else "generic"
+        runs = "all three" if mod and all(_has(mod, f) for f in ("reference", "to_onnx", "to_torch")) else ""
         out.append(f"| [{s.operator_type}]({s.docs_url}) | {s.introduced.short} | {S.ranks_text(first.dimension_counts)} | "
                    f"{types} | {'yes' if s.supports_in_place else ''} | "
                    f"{'takes' if s.accepts_fused_activation else ('can be' if s.fusable_activation else '')} | "
-                   f"{'yes' if s.operator_type in mods else ''} |\n")
+                   f"{rules} | {runs} |\n")
     return "".join(out)
 
 
