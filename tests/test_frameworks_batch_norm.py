@@ -184,21 +184,22 @@ def test_grad_cudnn_inverse_std_must_be_converted():
     np.testing.assert_allclose(fixed.scale_backprop, want.scale_backprop, rtol=1e-4, atol=1e-5)
 
 
-def test_grad_reserve_space_1_not_the_batch_mean_follows_directml():
-    """Documented difference: BATCH_NORMALIZATION_TRAINING_GRAD centers x with its own batch mean in x_backprop
-    (and with MeanTensor in scale_backprop); TF's CPU kernel uses reserve_space_1 in both. Only a mean that is
-    not x's batch mean tells them apart."""
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_grad_reserve_space_1_not_the_batch_mean_is_still_tf(backend):
+    """BATCH_NORMALIZATION_TRAINING_GRAD centers x with MeanTensor in x_backprop and scale_backprop (DirectML's
+    vector edge_mean_is_batch_mean_plus_0_5), and TF's CPU kernel with reserve_space_1 in both: a mean that is not
+    x's batch mean gives TF's answer, not the batch-mean formula of the DirectML docs."""
     x, dy, scale, *_ = make("NCHW", np.float32, seed=3)
     mu, var = batch_stats(x, "NCHW")
     shifted = mu + np.float32(0.5)
     r = fused_batch_norm_grad_v3(dy, x, scale, shifted, var, np.zeros(0, np.float32), epsilon=EPS,
-                                 data_format="NCHW", backend="reference")
-    dml_dx, _, _ = tf_grad(dy, x, scale, mu, var, EPS, True, "NCHW")  # batch mean inside x_backprop
-    _, tf_dscale, _ = tf_grad(dy, x, scale, shifted, var, EPS, True, "NCHW")  # MeanTensor inside scale_backprop
-    tf_dx, _, _ = tf_grad(dy, x, scale, shifted, var, EPS, True, "NCHW")
-    np.testing.assert_allclose(r.x_backprop, dml_dx, **F32_TOL)
+                                 data_format="NCHW", backend=backend)
+    batch_dx, _, _ = tf_grad(dy, x, scale, mu, var, EPS, True, "NCHW")
+    tf_dx, tf_dscale, tf_doffset = tf_grad(dy, x, scale, shifted, var, EPS, True, "NCHW")
+    np.testing.assert_allclose(r.x_backprop, tf_dx, **F32_TOL)
     np.testing.assert_allclose(r.scale_backprop, tf_dscale, **F32_TOL)
-    assert np.abs(r.x_backprop - tf_dx).max() > 1e-2
+    np.testing.assert_allclose(r.offset_backprop, tf_doffset, **F32_TOL)
+    assert np.abs(r.x_backprop - batch_dx).max() > 1e-2  # the shift matters
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16])

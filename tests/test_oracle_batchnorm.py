@@ -324,10 +324,10 @@ def test_training_grad_matches_native_batch_norm_backward(layout):
     _check_grads(layout, outs, dx, dw, db, x, dy, m, v + EPS, "native_batch_norm_backward(train=True)")
 
 
-def test_training_grad_centering_follows_the_docs_literally():
-    """The docs center dX with mean(Input), the batch mean recomputed, and dScale with MeanTensor ("Input - Mean").
-    torch's native_batch_norm_backward centers both with save_mean; with a MeanTensor that is not the batch mean,
-    dX then matches torch given the batch mean, and dScale torch given MeanTensor. This pins the choice."""
+def test_training_grad_centers_with_mean_tensor_as_directml_does():
+    """DirectML centers dX and dScale with MeanTensor (its vector edge_mean_is_batch_mean_plus_0_5), not with the
+    batch mean mean(Input) that the docs' Coef1 line names; torch's native_batch_norm_backward centers both with
+    save_mean, so with a MeanTensor off the batch mean, torch given MeanTensor is the oracle for all three outputs."""
     layout = LAYOUTS[0]
     d = _data(layout, 10)
     dims = tuple(_reduce_dims(layout))
@@ -341,13 +341,11 @@ def test_training_grad_centering_follows_the_docs_literally():
         return torch.ops.aten.native_batch_norm_backward(dy, x, w, None, None, _t(save_mean), invstd, True, EPS,
                                                          [True] * 3)
 
-    dx = oracle(batch_mean)[0]
-    dw = oracle(mean)[1]
-    db = dy.sum(dim=dims)
+    dx, dw, db = oracle(mean)
     outs = _run_all(_grad_desc(dmlops.BatchNormalizationTrainingGrad, layout), _grad_inputs(layout, d, mean, var))
-    _check_grads(layout, outs, dx, dw, db, x, dy, _t(mean), v + EPS, "docs-literal centering")
-    # And the difference is visible: torch with MeanTensor in dX is off by far more than the tolerance.
-    assert np.abs(oracle(mean)[0].numpy() - outs["reference"]["OutputGradientTensor"]).max() > 1e-2
+    _check_grads(layout, outs, dx, dw, db, x, dy, _t(mean), v + EPS, "centered with MeanTensor")
+    # And the difference is visible: the batch mean in dX is off by far more than the tolerance.
+    assert np.abs(oracle(batch_mean)[0].numpy() - outs["reference"]["OutputGradientTensor"]).max() > 1e-2
 
 
 @pytest.mark.parametrize("layout", [LAYOUTS[0], LAYOUTS[2], LAYOUTS[3]], ids=["nchw", "nhwc_sizes", "ncdhw_5d"])

@@ -6,20 +6,22 @@ size from InputTensor." OutputScaleGradientTensor and OutputBiasGradientTensor h
 "MeanDimensions" shape, so the rule is applied to them too. The generic validator already checks
 the two same-Sizes groups.
 
-Math (docs), mean() and sum() over the dimensions where MeanTensor is 1 (and InputTensor is not):
+Math, mean() and sum() over the dimensions where MeanTensor is 1 (and InputTensor is not), as DirectML
+computes it:
     Coef0 = 1 / sqrt(Variance + Epsilon)
-    Coef1 = InputGradient * (Input - mean(Input))
+    InputCentered = Input - Mean
+    Coef1 = InputGradient * InputCentered
     InputGradientCentered = InputGradient - mean(InputGradient)
-    InputCentered = Input - mean(Input)
     OutputGradient = Scale * Coef0 * (InputGradientCentered - InputCentered * mean(Coef1) / (Variance + Epsilon))
     OutputScaleGradient = sum(InputGradient * (Input - Mean) * Coef0)
     OutputBiasGradient  = sum(InputGradient)
-The docs print "InputCentered = InputCentered - mean(InputCentered)", a typo (B4 in
-research/seed_semantics.md): with Input - mean(Input) the formula is the standard training-mode
-gradient and matches torch and TF to 3e-7. As written, OutputGradient centers with the batch mean
-mean(Input) and OutputScaleGradient with MeanTensor; torch's native_batch_norm_backward uses
-save_mean in both. They agree when MeanTensor is the batch mean, as the docs expect (the
-OutputMeanTensor of BATCH_NORMALIZATION_TRAINING), and VarianceTensor its biased variance.
+The docs print "Coef1 = InputGradient * (Input - mean(Input))" and "InputCentered = InputCentered -
+mean(InputCentered)" (a typo, B4 in research/seed_semantics.md); DirectML centres both with the MeanTensor
+input, not the batch mean of Input: its vector edge_mean_is_batch_mean_plus_0_5 (MeanTensor = batch mean + 0.5)
+matches these formulas and is 2e9 ULP away from the batch-mean reading. torch's native_batch_norm_backward
+also uses save_mean; TF's FusedBatchNormGrad recomputes the batch mean. They all agree when MeanTensor is the
+batch mean, as the docs expect (the OutputMeanTensor of BATCH_NORMALIZATION_TRAINING), and VarianceTensor its
+biased variance.
 """
 from __future__ import annotations
 
@@ -46,12 +48,12 @@ def _axes(desc) -> list[int]:
 
 
 def reference(desc, x):
-    """The documented formulas (typo corrected: InputCentered = Input - mean(Input)) in float64."""
+    """The formulas above (centred with MeanTensor, as DirectML does) in float64."""
     axes = tuple(_axes(desc))
     v, dy, mean, var, scale = f64(x, *NAMES)
     var_eps = var + epsilon(desc)
     coef0 = 1.0 / np.sqrt(var_eps)
-    input_centered = v - v.mean(axis=axes, keepdims=True)
+    input_centered = v - mean  # DirectML: MeanTensor, not the batch mean the docs' Coef1 names
     coef1 = dy * input_centered
     dy_centered = dy - dy.mean(axis=axes, keepdims=True)
     dx = scale * coef0 * (dy_centered - input_centered * coef1.mean(axis=axes, keepdims=True) / var_eps)
@@ -66,7 +68,7 @@ def to_onnx(desc, g, x):
     v, dy, mean, var, scale = (onnx_float(g, x[n]) for n in NAMES)
     var_eps = g.node("Add", [var, g.scalar(epsilon(desc), var)])
     std = g.node("Sqrt", [var_eps])
-    input_centered = g.node("Sub", [v, onnx_reduce(g, "ReduceMean", v, axes)])
+    input_centered = g.node("Sub", [v, mean])
     coef1_mean = onnx_reduce(g, "ReduceMean", g.node("Mul", [dy, input_centered]), axes)
     dy_centered = g.node("Sub", [dy, onnx_reduce(g, "ReduceMean", dy, axes)])
     inner = g.node("Sub", [dy_centered, g.node("Div", [g.node("Mul", [input_centered, coef1_mean]), var_eps])])
@@ -83,7 +85,7 @@ def to_torch(desc, torch, x):
     v, dy, mean, var, scale = (torch_float(torch, x[n]) for n in NAMES)
     var_eps = var + epsilon(desc)
     coef0 = torch.rsqrt(var_eps)
-    input_centered = v - torch_mean(v, axes)
+    input_centered = v - mean
     dy_centered = dy - torch_mean(dy, axes)
     dx = scale * coef0 * (dy_centered - input_centered * torch_mean(dy * input_centered, axes) / var_eps)
     return {"OutputGradientTensor": dx,

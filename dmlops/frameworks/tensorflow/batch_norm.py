@@ -361,9 +361,9 @@ def fused_batch_norm_grad_v3(y_backprop, x, scale, reserve_space_1, reserve_spac
     reserve_space_1 is the batch mean and reserve_space_2 the *biased* batch variance, as
     ``fused_batch_norm_v3`` (and TF's CPU kernel, and tensorflow-directml) return them. TF's cuDNN path
     stores 1/sqrt(var + epsilon) in reserve_space_2 instead; convert such a buffer with
-    ``1/r**2 - epsilon`` first. DirectML centers x with its own batch mean in x_backprop (and with
-    reserve_space_1 in scale_backprop); TF's CPU kernel uses reserve_space_1 in both. They agree whenever
-    reserve_space_1 is x's batch mean, which is what the forward returns.
+    ``1/r**2 - epsilon`` first. DirectML centers x with its MeanTensor (reserve_space_1 here) in both
+    x_backprop and scale_backprop, as TF's CPU kernel does, so a reserve_space_1 that is not x's batch mean
+    gives TF's answer too (DirectML's vector edge_mean_is_batch_mean_plus_0_5).
     is_training=False → BATCH_NORMALIZATION_GRAD (lowest level DML_FEATURE_LEVEL_3_1) with reserve_space_1/2
     as the population mean and variance: x_backprop = y_backprop·scale/sqrt(var + epsilon). TF's CPU kernel
     accepts only NHWC there (its Python gradient transposes NCHW first); here every data_format works.
