@@ -21,7 +21,8 @@ hiddenSize = headCount * headSize, valueHiddenSize = headCount * valueHeadSize):
   headSize / valueHeadSize] (pastSequenceLength 0 without past tensors).
 * RelativePositionBiasTensor [batchSize, headCount, sequenceLength, pastSequenceLength +
   keyValueSequenceLength], the shape of the QxK product it is added to (ONNX Runtime checks the same).
-* MaskType and MaskTensor: NONE takes no mask and the other types need one; KEY_SEQUENCE_LENGTH
+* MaskType and MaskTensor: NONE takes no mask (a typed MaskType without a mask is let through: it
+  describes nothing, and CTranslate2's DirectML backend passes one); KEY_SEQUENCE_LENGTH
   [1, batchSize], KEY_SEQUENCE_END_START [2, batchSize], KEY_QUERY_SEQUENCE_LENGTH_START_END
   [batchSize * 3 + 2]; BOOLEAN (shape not stated on the page) has the QxK product's shape [batchSize,
   headCount, sequenceLength, pastSequenceLength + keyValueSequenceLength], the full shape ONNX Runtime
@@ -231,15 +232,17 @@ def attention_problems(desc, query_heads: int, kv_heads: int, query_heads_field:
 
 
 def _mask_presence_problems(s, desc, present) -> bool:
-    """MaskType NONE takes no MaskTensor, the other types need one; True when a typed mask is given."""
+    """MaskType NONE takes no MaskTensor; True when a mask of another type is given.
+
+    A MaskType other than NONE without a MaskTensor is not refused: the type then describes nothing
+    (CTranslate2's DirectML backend sets BOOLEAN or KEY_SEQUENCE_LENGTH whether or not it has a mask).
+    """
     given = "MaskTensor" in present
     if desc.mask_type.name == "NONE":
         if given:
             s.add("MaskTensor", "mask", f"is given but MaskType is {desc.mask_type.dml_name}, which takes no mask "
                                         "(give another MaskType or no MaskTensor).")
         return False
-    if not given:
-        s.add("MaskType", "mask", f"{desc.mask_type.dml_name} needs a MaskTensor (none given).")
     return given
 
 
