@@ -9,8 +9,11 @@ An op module (dmlops/ops/<op>.py) provides::
 ``x`` holds every input tensor field by DML name (None where an optional tensor is absent; a tuple
 for tensor-array fields) as logical values. The result holds every output field by DML name; the
 caller rounds it to the declared data type. What is common to every operator lives here, once:
-ScaleBias (``Scale * input + Bias`` on InputTensor before the operator, as the element-wise docs
-define it) and FusedActivation (applied to OutputTensor, as the fused-activation docs define it).
+ScaleBias (``Scale * input + Bias`` on the inputs before the operator, as the element-wise docs define it, in
+float32; POW's ExponentTensor too, and a zero Bias is not added, as DirectML's vectors show), FusedActivation
+(applied to OutputTensor, as the fused-activation docs define it) and DirectML's FLOAT16 arithmetic: FLOAT16
+inputs are computed in float32 on every device and every FLOAT16 output is stored rounded toward zero
+(dmlops.ops._elementwise explains the vectors behind both).
 Nested activations (fused, or GRU/LSTM/RNN ActivationDescs) are lowered through ``activation_*``.
 """
 from __future__ import annotations
@@ -18,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from .errors import DmlOpsError
+from .ops import _elementwise as ew
 from .ops import module
 
 
@@ -51,61 +55,113 @@ def _fused(desc):
     return getattr(desc, "fused_activation", None)
 
 
-def _float16_upcast(desc, dtype) -> bool:
-    """Whether a FLOAT16 InputTensor is being computed in float32 (CPU backends), so that an intermediate
-    (the ScaleBias result) must be rounded to float16 where DirectML would hold a FLOAT16 value."""
-    td = getattr(desc, "input_tensor", None)
-    return td is not None and td.data_type.name == "FLOAT16" and str(dtype) in ("float32", "torch.float32")
+def _tensor_fields(desc, kind: str) -> list[tuple[str, object]]:
+    """(DML name, TensorDesc or tuple) of the present tensor fields of ``kind`` ("input" / "output")."""
+    return [(f.name, getattr(desc, f.py_name)) for f in desc.schema().fields
+            if f.kind == kind and f.is_tensor and getattr(desc, f.py_name) is not None]
+
+
+def _is_float16(td) -> bool:
+    return td.data_type.name == "FLOAT16"
+
+
+def _round_float16_outputs(desc, y: dict, rounding) -> dict:
+    """Every FLOAT16 output stored as DirectML stores it (ew.float16_toward_zero), once, after FusedActivation."""
+    out = dict(y)
+    for name, td in _tensor_fields(desc, "output"):
+        value = out.get(name)
+        if value is None:
+            continue
+        if isinstance(td, tuple):
+            out[name] = tuple(rounding(v) if _is_float16(t) else v for t, v in zip(td, value))
+        elif _is_float16(td):
+            out[name] = rounding(value)
+    return out
+
+
+def _scale_bias_fields(desc) -> list[str]:
+    """The inputs ScaleBias applies to: every input tensor (ELEMENT_WISE_POW: InputTensor and ExponentTensor, as
+    DirectML's vectors show: ScaleBias {2, 0} turns 1 ** 2 into 2 ** 4 = 16, case scale_bias)."""
+    return [name for name, td in _tensor_fields(desc, "input") if not isinstance(td, tuple)]
+
+
+def _compute_float(td):
+    """The float dtype ScaleBias computes in for a tensor: float32 (DirectML's shaders), float64 for FLOAT64."""
+    return np.float64 if td.data_type.name == "FLOAT64" else np.float32
 
 
 def lower_reference(desc, x: dict) -> dict:
-    """Run ``desc`` in the NumPy reference (ScaleBias and FusedActivation included)."""
+    """Run ``desc`` in the NumPy reference (ScaleBias, FusedActivation and FLOAT16 stores included)."""
     mod = op_module(desc, "reference")
+    x = {k: (v.astype(np.float32) if isinstance(v, np.ndarray) and v.dtype == np.float16 else v) for k, v in x.items()}
     sb = _scale_bias(desc)
     if sb is not None:
-        v = x["InputTensor"]
-        x = dict(x, InputTensor=(v.astype(np.float64) * sb.scale + sb.bias).astype(v.dtype))
+        x = dict(x)
+        tds = desc.tensors()
+        for name in _scale_bias_fields(desc):
+            v = x[name]
+            f = _compute_float(tds[name])
+            with np.errstate(all="ignore"):
+                w = v.astype(f) * f(sb.scale)
+                if sb.bias != 0:  # DirectML keeps -0.0 through ScaleBias {1, 0} (IDENTITY edge_neg_zero_scalebias_1_0)
+                    w = w + f(sb.bias)
+            x[name] = w if v.dtype.kind == "f" else ew.saturating_cast(w, v.dtype)
     y = mod.reference(desc, x)
     act = _fused(desc)
     if act is not None:
         y = dict(y, OutputTensor=activation_reference(act, y["OutputTensor"]))
-    return y
+    return _round_float16_outputs(desc, y, ew.float16_toward_zero)
 
 
 def lower_onnx(desc, g, x: dict) -> dict:
-    """Add ``desc`` to the ONNX graph ``g`` (ScaleBias and FusedActivation included)."""
+    """Add ``desc`` to the ONNX graph ``g`` (ScaleBias, FusedActivation and FLOAT16 stores included).
+
+    FLOAT16 inputs are computed in float32 on every device, as DirectML does (ONNX Runtime's CUDA and DirectML
+    providers would otherwise round every intermediate to float16)."""
     mod = op_module(desc, "onnxruntime")
+    x = {k: (g.cast(v, np.float32) if isinstance(v, str) and g.dtype(v) == np.float16 else v) for k, v in x.items()}
     sb = _scale_bias(desc)
     if sb is not None:
-        v = x["InputTensor"]
-        w = g.cast(v, np.float64) if g.dtype(v).kind in "iu" else v  # integers: scale in float64, as the reference
-        w = g.node("Add", [g.node("Mul", [w, g.scalar(sb.scale, w)]), g.scalar(sb.bias, w)])
-        if _float16_upcast(desc, g.dtype(v)):  # the scaled input is a FLOAT16 value, as in the reference
-            w = g.cast(g.cast(w, np.float16), np.float32)
-        x = dict(x, InputTensor=g.cast(w, g.dtype(v)))
+        x = dict(x)
+        tds = desc.tensors()
+        for name in _scale_bias_fields(desc):
+            v = x[name]
+            f = _compute_float(tds[name])
+            w = g.node("Mul", [g.cast(v, f), ew.onnx_const(g, sb.scale, f)])
+            if sb.bias != 0:  # keeps -0.0 through ScaleBias {1, 0}, as DirectML does
+                w = g.node("Add", [w, ew.onnx_const(g, sb.bias, f)])
+            x[name] = w if g.dtype(v).kind == "f" else ew.onnx_saturating_cast(g, w, g.dtype(v))
     y = mod.to_onnx(desc, g, x)
     act = _fused(desc)
     if act is not None:
         y = dict(y, OutputTensor=activation_onnx(act, g, y["OutputTensor"]))
-    return y
+    return _round_float16_outputs(desc, y, lambda v: ew.onnx_float16_toward_zero(g, v))
 
 
 def lower_torch(desc, torch, x: dict) -> dict:
-    """Run ``desc`` with torch ops (ScaleBias and FusedActivation included)."""
+    """Run ``desc`` with torch ops (ScaleBias, FusedActivation and FLOAT16 stores included).
+
+    FLOAT16 inputs are computed in float32 on every device, as DirectML does (CUDA and DirectML devices would
+    otherwise round every intermediate to float16)."""
     mod = op_module(desc, "torch")
+    x = {k: (v.to(torch.float32) if isinstance(v, torch.Tensor) and v.dtype == torch.float16 else v)
+         for k, v in x.items()}
     sb = _scale_bias(desc)
     if sb is not None:
-        v = x["InputTensor"]
-        w = v.double() if not v.is_floating_point() else v  # integers: scale in float64, as the reference
-        w = w * sb.scale + sb.bias
-        if _float16_upcast(desc, v.dtype):  # the scaled input is a FLOAT16 value, as in the reference
-            w = w.to(torch.float16).to(v.dtype)
-        x = dict(x, InputTensor=w.to(v.dtype))
+        x = dict(x)
+        tds = desc.tensors()
+        for name in _scale_bias_fields(desc):
+            v = x[name]
+            f = torch.float64 if _compute_float(tds[name]) == np.float64 else torch.float32
+            w = v.to(f) * sb.scale
+            if sb.bias != 0:  # keeps -0.0 through ScaleBias {1, 0}, as DirectML does
+                w = w + sb.bias
+            x[name] = w if v.is_floating_point() else ew.torch_saturating_cast(torch, w, v.dtype)
     y = mod.to_torch(desc, torch, x)
     act = _fused(desc)
     if act is not None:
         y = dict(y, OutputTensor=activation_torch(act, torch, y["OutputTensor"]))
-    return y
+    return _round_float16_outputs(desc, y, lambda v: ew.torch_float16_toward_zero(torch, v))
 
 
 def activation_reference(act, value: np.ndarray) -> np.ndarray:

@@ -3,6 +3,15 @@
 * Integer semantics: DirectML integer arithmetic wraps (two's complement), integer division truncates toward
   zero (the DIVIDE page says so), and a FLOAT attribute applied to an integer tensor (CLIP Min/Max) is "cast to
   the tensor data type ... truncating toward zero" (the CLIP page); values outside the type saturate.
+* FLOAT16 (DirectML's vectors): a FLOAT16 tensor is read into float32, the operator computes in float32, and the
+  result is stored rounded toward zero: 2051 -> 2050, 65520 -> 65504, 1e5 -> 65504 (not inf), ties never round
+  up (CAST edge_int32_to_float16_ties_overflow, edge_float32_to_float16_overflow_ties_subnormal; every FLOAT16
+  case of the element-wise, activation and reduce operators agrees). dmlops.lower applies
+  :func:`float16_toward_zero` to every FLOAT16 output on every backend and device, once, at the end.
+* NaN and signed zeros in min/max (DirectML's vectors: ELEMENT_WISE_MAX/MIN edge_nan_signed_zero, ACTIVATION_RELU,
+  CLIP, THRESHOLD, HARD_SIGMOID): min and max return the non-NaN operand, as D3D requires, unlike NaN-propagating
+  ONNX Max/Min and torch.maximum/minimum. Between equal operands FLOAT32 returns the second (so max(+0, -0) is -0),
+  FLOAT16 orders the zeros (max gives +0, min gives -0): :func:`float_max` / :func:`float_min`.
 * Gaps in the backends, worked around here once: torch has no arithmetic or comparison kernels for
   uint16/uint32/uint64 (limited-support dtypes since torch 2.3; still none in 2.13), and ONNX Runtime's CPU
   provider has no Max/Min/Clip/Where kernels for int16/uint16 (and no Where for uint64). The workarounds are
@@ -96,6 +105,48 @@ def truncating_divide(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return q
 
 
+# ----------------------------------------------------------------------------------------------- float rules
+F16_MAX = 65504.0
+F16_PRED = 1.0 - 2.0**-11  # |r| * F16_PRED, rounded to float16, is the float16 below |r| (r normal, 11 bits)
+F16_TINY = 2.0**-24        # the float16 step among subnormals
+
+
+def float16_toward_zero(v) -> np.ndarray:
+    """``v`` stored in a FLOAT16 tensor as DirectML stores it: rounded to float32 (the shader's precision), then to
+    float16 toward zero (finite values never become inf; ±inf and NaN stay)."""
+    with np.errstate(all="ignore"):
+        f = np.asarray(v).astype(np.float32)
+        r = f.astype(np.float16)  # nearest
+        over = np.abs(r.astype(np.float32)) > np.abs(f)  # rounded away from zero (NaN: False)
+        bits = r.view(np.uint16)
+        return np.where(over, (bits - np.uint16(1)).view(np.float16), r)  # one step toward zero (sign-magnitude)
+
+
+def float_max(a: np.ndarray, b: np.ndarray, float16: bool = False) -> np.ndarray:
+    """DirectML's max of two float arrays (see the module docstring): the non-NaN operand; ``b`` when equal in
+    FLOAT32, +0 over -0 in FLOAT16."""
+    with np.errstate(invalid="ignore"):
+        r = np.where((a > b) | np.isnan(b), a, b)
+        if float16:
+            r = np.where((a == 0) & (b == 0), a + b, r)  # -0 + +0 = +0: the larger zero
+    return r
+
+
+def float_min(a: np.ndarray, b: np.ndarray, float16: bool = False) -> np.ndarray:
+    """DirectML's min of two float arrays: the non-NaN operand; ``b`` when equal in FLOAT32, -0 under +0 in FLOAT16."""
+    with np.errstate(invalid="ignore"):
+        r = np.where((a < b) | np.isnan(b), a, b)
+        if float16:
+            r = np.where((a == 0) & (b == 0), -(-a + -b), r)  # the smaller zero
+    return r
+
+
+def is_float16(desc, field: str = "OutputTensor") -> bool:
+    """Whether ``field`` of ``desc`` is a FLOAT16 tensor (False for a nested activation, whose tensors are null)."""
+    t = desc.tensors().get(field)
+    return t is not None and t.data_type.name == "FLOAT16"
+
+
 # ----------------------------------------------------------------------------------------------- ONNX
 _ORT_NARROW = (np.dtype(np.int16), np.dtype(np.uint16))  # no Max/Min/Clip/Where kernels on the CPU EP
 
@@ -117,7 +168,7 @@ def onnx_select(g, keep: str, value: str) -> str:
     """``keep ? value : 0`` as a select (NaN or inf where ``keep`` is false still give 0)."""
     dtype = g.dtype(value)
     if dtype.kind == "f":
-        return g.node("Where", [keep, value, onnx_const(g, 0, dtype)])
+        return g.node("Where", [keep, value, onnx_const(g, 0, dtype)], dtype=dtype)
     # ORT has no Where for int16/uint16/uint64; integers have no NaN, so a multiply by 0/1 is the same select.
     return g.node("Mul", [value, g.cast(keep, dtype)])
 
@@ -146,6 +197,48 @@ def onnx_saturating_cast(g, v: str, dtype) -> str:
     if src_hi > hi:
         x = g.node("Min", [x, onnx_const(g, hi, g.dtype(x))])
     return g.cast(x, dtype)
+
+
+def onnx_float16_toward_zero(g, v: str) -> str:
+    """:func:`float16_toward_zero` in float32 ONNX ops (ONNX has no bit casts: the float16 below |r| is computed)."""
+    f32 = np.float32
+    x = g.cast(v, f32)
+    r = g.cast(g.cast(x, np.float16), f32)
+    ar = g.node("Abs", [r])
+    over = g.node("Greater", [ar, g.node("Abs", [x])], dtype=np.bool_)
+    below = g.node("Min", [g.cast(g.cast(g.node("Mul", [ar, onnx_const(g, F16_PRED, f32)]), np.float16), f32),
+                           g.node("Sub", [ar, onnx_const(g, F16_TINY, f32)])])  # normal / subnormal step
+    below = g.node("Where", [g.node("IsInf", [r], dtype=np.bool_), onnx_const(g, F16_MAX, f32), below], dtype=f32)
+    toward = g.node("Where", [g.node("Less", [r, onnx_const(g, 0, f32)], dtype=np.bool_), g.node("Neg", [below]), below],
+                    dtype=f32)
+    return g.node("Where", [over, toward, r], dtype=f32)
+
+
+def onnx_float_max(g, a: str, b: str, float16: bool = False) -> str:
+    """:func:`float_max` in ONNX ops (ONNX Max propagates NaN)."""
+    keep_a = g.node("Or", [g.node("Greater", [a, b], dtype=np.bool_), g.node("IsNaN", [b], dtype=np.bool_)],
+                    dtype=np.bool_)
+    r = g.node("Where", [keep_a, a, b], dtype=g.dtype(a))
+    if float16:
+        zero = onnx_const(g, 0, g.dtype(a))
+        both = g.node("And", [g.node("Equal", [a, zero], dtype=np.bool_), g.node("Equal", [b, zero], dtype=np.bool_)],
+                      dtype=np.bool_)
+        r = g.node("Where", [both, g.node("Add", [a, b]), r], dtype=g.dtype(a))
+    return r
+
+
+def onnx_float_min(g, a: str, b: str, float16: bool = False) -> str:
+    """:func:`float_min` in ONNX ops."""
+    keep_a = g.node("Or", [g.node("Less", [a, b], dtype=np.bool_), g.node("IsNaN", [b], dtype=np.bool_)],
+                    dtype=np.bool_)
+    r = g.node("Where", [keep_a, a, b], dtype=g.dtype(a))
+    if float16:
+        zero = onnx_const(g, 0, g.dtype(a))
+        both = g.node("And", [g.node("Equal", [a, zero], dtype=np.bool_), g.node("Equal", [b, zero], dtype=np.bool_)],
+                      dtype=np.bool_)
+        r = g.node("Where", [both, g.node("Neg", [g.node("Add", [g.node("Neg", [a]), g.node("Neg", [b])])]), r],
+                   dtype=g.dtype(a))
+    return r
 
 
 # ----------------------------------------------------------------------------------------------- torch
@@ -240,6 +333,33 @@ def torch_saturating_cast(torch, v, dtype):
         x = x ^ _INT64_MIN
         return x.to(dtype) if dtype != torch.uint64 else x.view(torch.uint64)
     return x.to(dtype)
+
+
+def torch_float16_toward_zero(torch, v):
+    """:func:`float16_toward_zero` in float32 torch ops (the same arithmetic as the ONNX form)."""
+    x = v.to(torch.float32)
+    r = x.to(torch.float16).to(torch.float32)
+    ar = r.abs()
+    below = torch.minimum((ar * F16_PRED).to(torch.float16).to(torch.float32), ar - F16_TINY)
+    below = torch.where(torch.isinf(r), torch.full_like(r, F16_MAX), below)
+    toward = torch.where(r < 0, -below, below)
+    return torch.where(ar > x.abs(), toward, r)
+
+
+def torch_float_max(torch, a, b, float16: bool = False):
+    """:func:`float_max` in torch ops (torch.maximum propagates NaN)."""
+    r = torch.where((a > b) | torch.isnan(b), a, b)
+    if float16:
+        r = torch.where((a == 0) & (b == 0), a + b, r)
+    return r
+
+
+def torch_float_min(torch, a, b, float16: bool = False):
+    """:func:`float_min` in torch ops."""
+    r = torch.where((a < b) | torch.isnan(b), a, b)
+    if float16:
+        r = torch.where((a == 0) & (b == 0), -(-a + -b), r)
+    return r
 
 
 # ----------------------------------------------------------------------------------------------- samples

@@ -1,29 +1,40 @@
 """DML_OPERATOR_ACTIVATION_HARD_SIGMOID: f(x) = max(0, min(Alpha * x + Beta, 1)).
 
-ONNX HardSigmoid has the same formula and defaults (alpha 0.2, beta 0.5). torch's hardsigmoid is
-fixed at x / 6 + 1/2, so the torch lowering writes the formula with clamp.
+ONNX HardSigmoid has the same formula and defaults (alpha 0.2, beta 0.5); torch's hardsigmoid is fixed at
+x / 6 + 1/2. NaN gives 0 (DirectML's vectors: edge_specials): DirectML clamps with min/max that return the
+non-NaN operand, the lower bound first (min(max(v, 0), 1)); ONNX HardSigmoid and torch.clamp keep NaN. So the
+lowerings write the affine step (in float32, as DirectML computes) and ew.float_max / ew.float_min.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..sample import Sample, td
+from . import _elementwise as ew
 
 
 def reference(desc, x):
-    """clip(Alpha * x + Beta, 0, 1) in float64."""
-    v = x["InputTensor"].astype(np.float64)
-    return {"OutputTensor": np.clip(np.float32(desc.alpha) * v + np.float32(desc.beta), 0, 1)}
+    """min(max(Alpha * x + Beta, 0), 1) in float32, NaN giving 0."""
+    v = x["InputTensor"].astype(np.float32)
+    y = v * np.float32(desc.alpha) + np.float32(desc.beta)
+    return {"OutputTensor": ew.float_min(ew.float_max(y, np.float32(0)), np.float32(1))}
 
 
 def to_onnx(desc, g, x):
-    """ONNX HardSigmoid(alpha=Alpha, beta=Beta)."""
-    return {"OutputTensor": g.node("HardSigmoid", [x["InputTensor"]], alpha=float(desc.alpha), beta=float(desc.beta))}
+    """Alpha * x + Beta, then DirectML's max with 0 and min with 1 (ONNX HardSigmoid keeps NaN)."""
+    v = x["InputTensor"]
+    dtype = g.dtype(v)
+    y = g.node("Add", [g.node("Mul", [v, ew.onnx_const(g, desc.alpha, dtype)]), ew.onnx_const(g, desc.beta, dtype)])
+    y = ew.onnx_float_max(g, y, ew.onnx_const(g, 0, dtype))
+    return {"OutputTensor": ew.onnx_float_min(g, y, ew.onnx_const(g, 1, dtype))}
 
 
 def to_torch(desc, torch, x):
-    """clamp(Alpha * x + Beta, 0, 1)."""
-    return {"OutputTensor": torch.clamp(x["InputTensor"] * float(desc.alpha) + float(desc.beta), 0, 1)}
+    """Alpha * x + Beta, then DirectML's max with 0 and min with 1 (torch.clamp keeps NaN)."""
+    v = x["InputTensor"]
+    y = v * float(np.float32(desc.alpha)) + float(np.float32(desc.beta))
+    zero, one = (torch.full((), c, dtype=v.dtype, device=v.device) for c in (0.0, 1.0))
+    return {"OutputTensor": ew.torch_float_min(torch, ew.torch_float_max(torch, y, zero), one)}
 
 
 def _samples():

@@ -3,8 +3,9 @@
 Differences from ONNX Clip and torch.clamp, which give Max when Min > Max: DirectML's formula gives Min, so
 the lowerings apply min then max explicitly. For non-float tensors "Min and Max are cast to the tensor data
 type before applying the clipping operation (which for integers means truncating toward zero)"; values
-outside the type saturate (ew.attribute_value). NaN inputs: the page does not say; NaN propagates here as
-in ONNX Runtime and torch (HLSL's min/max would return the bound: unverified, not sampled).
+outside the type saturate (ew.attribute_value). NaN inputs give Max, clipped by Min (DirectML's vectors:
+edge_min_*_max_*): DirectML's min/max return the non-NaN operand (ew.float_min / ew.float_max), where ONNX Clip
+and torch.clamp keep NaN.
 """
 from __future__ import annotations
 
@@ -16,24 +17,39 @@ from . import _elementwise as ew
 
 
 def reference(desc, x):
-    """max(Min, min(x, Max)) with the bounds in the tensor's type."""
+    """max(min(x, Max), Min) with the bounds in the tensor's type (DirectML's min/max for floats)."""
     v = x["InputTensor"]
     lo, hi = ew.attribute_value(desc.min, v.dtype), ew.attribute_value(desc.max, v.dtype)
+    if v.dtype.kind == "f":
+        f16 = ew.is_float16(desc)
+        return {"OutputTensor": ew.float_max(ew.float_min(v, np.asarray(hi, v.dtype), f16), np.asarray(lo, v.dtype),
+                                             f16)}
     return {"OutputTensor": np.maximum(np.minimum(v, np.asarray(hi, v.dtype)), np.asarray(lo, v.dtype))}
 
 
 def to_onnx(desc, g, x):
-    """ONNX Max(Min(x, Max), Min) (int16/uint16 through int32)."""
-    v, back = ew.onnx_ordered(g, x["InputTensor"])
+    """DirectML's max(min(x, Max), Min) for floats (ONNX Min/Max keep NaN); ONNX Max(Min(x, Max), Min) for
+    integers (int16/uint16 through int32)."""
     dtype = g.dtype(x["InputTensor"])
+    if dtype.kind == "f":
+        f16 = ew.is_float16(desc)
+        lo, hi = (ew.onnx_const(g, ew.attribute_value(b, np.float32), dtype) for b in (desc.min, desc.max))
+        return {"OutputTensor": ew.onnx_float_max(g, ew.onnx_float_min(g, x["InputTensor"], hi, f16), lo, f16)}
+    v, back = ew.onnx_ordered(g, x["InputTensor"])
     lo, hi = ew.attribute_value(desc.min, dtype), ew.attribute_value(desc.max, dtype)
     y = g.node("Max", [g.node("Min", [v, ew.onnx_const(g, hi, g.dtype(v))]), ew.onnx_const(g, lo, g.dtype(v))])
     return {"OutputTensor": back(y)}
 
 
 def to_torch(desc, torch, x):
-    """clamp(max=Max) then clamp(min=Min) (uint16/uint32/uint64 through an order-preserving int64)."""
+    """DirectML's max(min(x, Max), Min) for floats (torch.clamp keeps NaN); clamp(max=Max) then clamp(min=Min)
+    for integers (uint16/uint32/uint64 through an order-preserving int64)."""
     t = x["InputTensor"]
+    if t.is_floating_point():
+        f16 = ew.is_float16(desc)
+        lo, hi = (torch.full((), ew.attribute_value(b, np.float32), dtype=t.dtype, device=t.device)
+                  for b in (desc.min, desc.max))
+        return {"OutputTensor": ew.torch_float_max(torch, ew.torch_float_min(torch, t, hi, f16), lo, f16)}
     dtype = ew.torch_numpy_dtype(torch, t.dtype)
     lo, hi = ew.attribute_value(desc.min, dtype), ew.attribute_value(desc.max, dtype)
     v, back = ew.torch_ordered(torch, t)

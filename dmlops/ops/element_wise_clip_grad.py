@@ -1,8 +1,9 @@
-"""DML_OPERATOR_ELEMENT_WISE_CLIP_GRAD: dX = (x <= Min or x >= Max) ? 0 : dY.
+"""DML_OPERATOR_ELEMENT_WISE_CLIP_GRAD: dX = (Min < x < Max) ? dY : 0.
 
 The boundaries are excluded ("if x is at or below [Min] ... the gradient result is 0"): torch.clamp's
-backward passes dY at x == Min and x == Max, so the two differ there. It is a select: x = NaN passes dY
-(both comparisons are false; torch gives 0), and dY = NaN/inf outside the interval still gives 0. For
+backward passes dY at x == Min and x == Max, so the two differ there. It is a select on the open interval
+(DirectML's vectors: basic, edge_x_at_bounds_nan, edge_min_gt_max): x = NaN gives 0 (as torch does), Min > Max
+gives 0 everywhere, and dY = NaN/inf outside the interval still gives 0. For
 integer tensors Min and Max are taken as CLIP's page says (truncated toward zero, saturated to the type);
 the CLIP_GRAD page does not say.
 """
@@ -15,33 +16,34 @@ from . import _elementwise as ew
 
 
 def reference(desc, x):
-    """A select on Min < x < Max."""
+    """A select on Min < x < Max (NaN x: 0)."""
     v, dy = x["InputTensor"], x["InputGradientTensor"]
     lo, hi = ew.attribute_value(desc.min, v.dtype), ew.attribute_value(desc.max, v.dtype)
-    blocked = (v <= np.asarray(lo, v.dtype)) | (v >= np.asarray(hi, v.dtype))
-    return {"OutputGradientTensor": np.where(blocked, np.zeros_like(dy), dy)}
+    with np.errstate(invalid="ignore"):
+        keep = (v > np.asarray(lo, v.dtype)) & (v < np.asarray(hi, v.dtype))
+    return {"OutputGradientTensor": np.where(keep, dy, np.zeros_like(dy))}
 
 
 def to_onnx(desc, g, x):
-    """Where(Not(x <= Min or x >= Max), dY, 0)."""
+    """Where(x > Min and x < Max, dY, 0) (int16/uint16 compared through int32)."""
     dtype = g.dtype(x["InputTensor"])
     lo, hi = ew.attribute_value(desc.min, dtype), ew.attribute_value(desc.max, dtype)
-    v = x["InputTensor"]
-    below = g.node("LessOrEqual", [v, ew.onnx_const(g, lo, dtype)], dtype=np.bool_)
-    above = g.node("GreaterOrEqual", [v, ew.onnx_const(g, hi, dtype)], dtype=np.bool_)
-    keep = g.node("Not", [g.node("Or", [below, above], dtype=np.bool_)], dtype=np.bool_)
+    v, _ = ew.onnx_ordered(g, x["InputTensor"])
+    above = g.node("Greater", [v, ew.onnx_const(g, lo, g.dtype(v))], dtype=np.bool_)
+    below = g.node("Less", [v, ew.onnx_const(g, hi, g.dtype(v))], dtype=np.bool_)
+    keep = g.node("And", [above, below], dtype=np.bool_)
     return {"OutputGradientTensor": ew.onnx_select(g, keep, x["InputGradientTensor"])}
 
 
 def to_torch(desc, torch, x):
-    """torch.where(~(x <= Min | x >= Max), dY, 0) (unsigned types through an order-preserving int64)."""
+    """torch.where((x > Min) & (x < Max), dY, 0) (unsigned types through an order-preserving int64)."""
     t = x["InputTensor"]
     dtype = ew.torch_numpy_dtype(torch, t.dtype)
     lo, hi = ew.attribute_value(desc.min, dtype), ew.attribute_value(desc.max, dtype)
     v, _ = ew.torch_ordered(torch, t)
     if ew.is_integer(dtype):
         lo, hi = ew.torch_ordered_scalar(torch, lo, t.dtype), ew.torch_ordered_scalar(torch, hi, t.dtype)
-    keep = ~((v <= lo) | (v >= hi))
+    keep = (v > lo) & (v < hi)
     return {"OutputGradientTensor": ew.torch_select(torch, keep, x["InputGradientTensor"])}
 
 
@@ -56,11 +58,12 @@ def _samples():
     exact = dict(atol=0, rtol=0, why="a select: exact", float16_atol=0, float16_rtol=0)
     nan, inf = np.nan, np.inf
     return [
-        # Passes only strictly inside (-1, 1): x = -1 and x = 1 block; NaN x passes; dY = NaN outside gives 0.
+        # Passes only strictly inside (-1, 1): x = -1 and x = 1 block; NaN x gives 0 (DirectML's vector basic);
+        # dY = NaN outside gives 0.
         Sample("basic", _desc(cls, "FLOAT32", [8], -1.0, 1.0),
                {"InputTensor": np.array([-2, -1, 0, 0.5, 1, 3, nan, -inf], np.float32),
                 "InputGradientTensor": np.array([10, 20, 30, 40, 50, 60, 70, nan], np.float32)},
-               {"OutputGradientTensor": np.array([0, 0, 30, 40, 0, 0, 70, 0], np.float32)}, **exact),
+               {"OutputGradientTensor": np.array([0, 0, 30, 40, 0, 0, 0, 0], np.float32)}, **exact),
         # x is one row through strides [0, 1]; dY differs per row.
         Sample("broadcast_x", _desc(cls, "FLOAT32", [2, 3], 0.0, 6.0, strides_x=[0, 1]),
                {"InputTensor": np.array([-1, 3, 6], np.float32),

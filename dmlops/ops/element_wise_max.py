@@ -1,7 +1,9 @@
 """DML_OPERATOR_ELEMENT_WISE_MAX: f(a, b) = max(a, b) (equal Sizes; zero strides broadcast).
 
-NaN: the DirectML page does not say. The reference propagates NaN, as ONNX Runtime's Max and torch.maximum
-do; HLSL's max returns the non-NaN operand, so DirectML hardware may differ (unverified; not sampled).
+NaN and signed zeros, from DirectML's vectors (edge_nan_signed_zero): the non-NaN operand wins (max(NaN, 1) = 1;
+NaN only when both are NaN), as D3D requires of min/max, where ONNX Max and torch.maximum propagate NaN; between
+equal operands FLOAT32 returns B (max(+0, -0) = -0, max(-0, +0) = +0) and FLOAT16 orders the zeros
+(+0 either way). See ew.float_max.
 """
 from __future__ import annotations
 
@@ -12,19 +14,28 @@ from . import _elementwise as ew
 
 
 def reference(desc, x):
-    """np.maximum (NaN propagates)."""
-    return {"OutputTensor": ew.binary_reference(x["ATensor"], x["BTensor"], np.maximum)}
+    """DirectML's max: the non-NaN operand (ew.float_max); integers: np.maximum."""
+    a, b = x["ATensor"], x["BTensor"]
+    if a.dtype.kind == "f":
+        return {"OutputTensor": ew.float_max(a, b, ew.is_float16(desc))}
+    return {"OutputTensor": ew.binary_reference(a, b, np.maximum)}
 
 
 def to_onnx(desc, g, x):
-    """ONNX Max (int16/uint16 through int32: ONNX Runtime's CPU provider has no kernel for them)."""
+    """Floats: a select (ONNX Max propagates NaN); integers: ONNX Max (int16/uint16 through int32: ONNX
+    Runtime's CPU provider has no kernel for them)."""
+    if g.dtype(x["ATensor"]).kind == "f":
+        return {"OutputTensor": ew.onnx_float_max(g, x["ATensor"], x["BTensor"], ew.is_float16(desc))}
     a, back = ew.onnx_ordered(g, x["ATensor"])
     b, _ = ew.onnx_ordered(g, x["BTensor"])
     return {"OutputTensor": back(g.node("Max", [a, b]))}
 
 
 def to_torch(desc, torch, x):
-    """torch.maximum (uint16/uint32/uint64 through an order-preserving int64)."""
+    """Floats: a select (torch.maximum propagates NaN); integers: torch.maximum (uint16/uint32/uint64 through an
+    order-preserving int64)."""
+    if x["ATensor"].is_floating_point():
+        return {"OutputTensor": ew.torch_float_max(torch, x["ATensor"], x["BTensor"], ew.is_float16(desc))}
     a, back = ew.torch_ordered(torch, x["ATensor"])
     b, _ = ew.torch_ordered(torch, x["BTensor"])
     return {"OutputTensor": back(torch.maximum(a, b))}

@@ -1,7 +1,9 @@
 """DML_OPERATOR_ELEMENT_WISE_MIN: f(a, b) = min(a, b) (equal Sizes; zero strides broadcast).
 
-NaN: the DirectML page does not say. The reference propagates NaN, as ONNX Runtime's Min and torch.minimum
-do; HLSL's min returns the non-NaN operand, so DirectML hardware may differ (unverified; not sampled).
+NaN and signed zeros, from DirectML's vectors (edge_nan_signed_zero): the non-NaN operand wins (min(NaN, 1) = 1;
+NaN only when both are NaN), as D3D requires of min/max, where ONNX Min and torch.minimum propagate NaN; between
+equal operands FLOAT32 returns B (min(+0, -0) = -0, min(-0, +0) = +0) and FLOAT16 orders the zeros
+(-0 either way). See ew.float_min.
 """
 from __future__ import annotations
 
@@ -12,19 +14,28 @@ from . import _elementwise as ew
 
 
 def reference(desc, x):
-    """np.minimum (NaN propagates)."""
-    return {"OutputTensor": ew.binary_reference(x["ATensor"], x["BTensor"], np.minimum)}
+    """DirectML's min: the non-NaN operand (ew.float_min); integers: np.minimum."""
+    a, b = x["ATensor"], x["BTensor"]
+    if a.dtype.kind == "f":
+        return {"OutputTensor": ew.float_min(a, b, ew.is_float16(desc))}
+    return {"OutputTensor": ew.binary_reference(a, b, np.minimum)}
 
 
 def to_onnx(desc, g, x):
-    """ONNX Min (int16/uint16 through int32: ONNX Runtime's CPU provider has no kernel for them)."""
+    """Floats: a select (ONNX Min propagates NaN); integers: ONNX Min (int16/uint16 through int32: ONNX
+    Runtime's CPU provider has no kernel for them)."""
+    if g.dtype(x["ATensor"]).kind == "f":
+        return {"OutputTensor": ew.onnx_float_min(g, x["ATensor"], x["BTensor"], ew.is_float16(desc))}
     a, back = ew.onnx_ordered(g, x["ATensor"])
     b, _ = ew.onnx_ordered(g, x["BTensor"])
     return {"OutputTensor": back(g.node("Min", [a, b]))}
 
 
 def to_torch(desc, torch, x):
-    """torch.minimum (uint16/uint32/uint64 through an order-preserving int64)."""
+    """Floats: a select (torch.minimum propagates NaN); integers: torch.minimum (uint16/uint32/uint64 through an
+    order-preserving int64)."""
+    if x["ATensor"].is_floating_point():
+        return {"OutputTensor": ew.torch_float_min(torch, x["ATensor"], x["BTensor"], ew.is_float16(desc))}
     a, back = ew.torch_ordered(torch, x["ATensor"])
     b, _ = ew.torch_ordered(torch, x["BTensor"])
     return {"OutputTensor": back(torch.minimum(a, b))}

@@ -1,7 +1,8 @@
 """DML_OPERATOR_ELEMENT_WISE_THRESHOLD: f(x) = max(x, Min).
 
 For integer tensors Min is taken as CLIP's page says for its bounds (truncated toward zero, saturated to the
-type); the THRESHOLD page does not say. NaN propagates as in ONNX Runtime and torch (not sampled).
+type); the THRESHOLD page does not say. NaN gives Min (DirectML's vectors: edge_specials_min_0_5): DirectML's
+max returns the non-NaN operand, where ONNX Max and torch.clamp keep NaN; the lowerings use ew.float_max.
 """
 from __future__ import annotations
 
@@ -13,21 +14,31 @@ from . import _elementwise as ew
 
 
 def reference(desc, x):
-    """max(x, Min)."""
+    """max(x, Min) (DirectML's max for floats: NaN gives Min)."""
     v = x["InputTensor"]
-    return {"OutputTensor": np.maximum(v, np.asarray(ew.attribute_value(desc.min, v.dtype), v.dtype))}
+    lo = np.asarray(ew.attribute_value(desc.min, v.dtype), v.dtype)
+    if v.dtype.kind == "f":
+        return {"OutputTensor": ew.float_max(v, lo, ew.is_float16(desc))}
+    return {"OutputTensor": np.maximum(v, lo)}
 
 
 def to_onnx(desc, g, x):
-    """ONNX Max(x, Min) (int16/uint16 through int32)."""
+    """DirectML's max with Min for floats (ONNX Max keeps NaN); ONNX Max for integers (int16/uint16 through int32)."""
+    if g.dtype(x["InputTensor"]).kind == "f":
+        lo = ew.onnx_const(g, ew.attribute_value(desc.min, np.float32), g.dtype(x["InputTensor"]))
+        return {"OutputTensor": ew.onnx_float_max(g, x["InputTensor"], lo, ew.is_float16(desc))}
     v, back = ew.onnx_ordered(g, x["InputTensor"])
     lo = ew.attribute_value(desc.min, g.dtype(x["InputTensor"]))
     return {"OutputTensor": back(g.node("Max", [v, ew.onnx_const(g, lo, g.dtype(v))]))}
 
 
 def to_torch(desc, torch, x):
-    """clamp(min=Min) (uint16/uint32 through int64)."""
+    """DirectML's max with Min for floats (torch.clamp keeps NaN); clamp(min=Min) for integers (uint16/uint32
+    through int64)."""
     t = x["InputTensor"]
+    if t.is_floating_point():
+        lo = torch.full((), ew.attribute_value(desc.min, np.float32), dtype=t.dtype, device=t.device)
+        return {"OutputTensor": ew.torch_float_max(torch, t, lo, ew.is_float16(desc))}
     lo = ew.attribute_value(desc.min, ew.torch_numpy_dtype(torch, t.dtype))
     v, back = ew.torch_ordered(torch, t)
     if not t.dtype.is_floating_point:
