@@ -350,7 +350,7 @@ def test_quantize_linear_valid():
 def test_quantize_linear_scale_data_type():
     assert messages(quantize_linear("INT32", "FLOAT16")) == [
         "ELEMENT_WISE_QUANTIZE_LINEAR.ScaleTensor: DataType FLOAT16 does not fit InputTensor DataType INT32 "
-        "(allowed: FLOAT32, FLOAT32 for an INT32 InputTensor).",
+        "(allowed: FLOAT32 for an INT32 InputTensor).",
     ]
     assert messages(quantize_linear("FLOAT32", "FLOAT16")) == [
         "ELEMENT_WISE_QUANTIZE_LINEAR.ScaleTensor: DataType FLOAT16 does not fit InputTensor DataType FLOAT32 "
@@ -449,7 +449,7 @@ def test_quantize_dequantize_type_and_count(cls):
         f"{op}.QuantizationTensorCount: 2 tensors given; DML_QUANTIZATION_TYPE_SCALE takes 1 (a scale tensor).",
     ]
     assert messages(quantize(cls, count=1)) == [
-        f"{op}.QuantizationTensorCount: 1 tensors given; DML_QUANTIZATION_TYPE_SCALE_ZERO_POINT takes 2 "
+        f"{op}.QuantizationTensorCount: 1 tensor given; DML_QUANTIZATION_TYPE_SCALE_ZERO_POINT takes 2 "
         "(a scale and a zero-point tensor).",
     ]
     assert messages(quantize(cls, kind="NONE", count=0)) == [

@@ -182,7 +182,8 @@ def quantization_problems(desc, float_name: str, quantized_name: str) -> list[Pr
     elif len(tensors) != expected_count:
         what = "a scale tensor" if expected_count == 1 else "a scale and a zero-point tensor"
         out.append(Problem(op, "QuantizationTensorCount", "count",
-                           f"{len(tensors)} tensors given; {desc.quantization_type.dml_name} takes "
+                           f"{len(tensors)} tensor{'' if len(tensors) == 1 else 's'} given; "
+                           f"{desc.quantization_type.dml_name} takes "
                            f"{expected_count} ({what})."))
     float_t, quant_t = tensor(desc, float_name), tensor(desc, quantized_name)
     roles = [("scale", float_t), ("zero point", quant_t)][:expected_count or 0]

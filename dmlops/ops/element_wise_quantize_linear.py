@@ -26,7 +26,7 @@ def check(desc, level) -> list[Problem]:
     expected = DataType.FLOAT32 if x.data_type == DataType.INT32 else x.data_type
     if scale.data_type == expected:
         return []
-    why = "FLOAT32 for an INT32 InputTensor" if x.data_type == DataType.INT32 else "InputTensor's DataType"
+    why = " for an INT32 InputTensor" if x.data_type == DataType.INT32 else ", InputTensor's DataType"
     return [Problem(desc.OPERATOR_TYPE, "ScaleTensor", "data_type",
                     f"DataType {scale.data_type.name} does not fit InputTensor DataType {x.data_type.name} "
-                    f"(allowed: {expected.name}, {why}).")]
+                    f"(allowed: {expected.name}{why}).")]
