@@ -141,7 +141,8 @@ def training_step_graph(n: int, d: int, h: int, lr: float):
         m, v = b.input(f"{name}_m"), b.input(f"{name}_v")
         adam = b.add(dmlops.AdamOptimizer(
             input_parameters_tensor=t(*shape), input_first_moment_tensor=t(*shape),
-            input_second_moment_tensor=t(*shape), gradient_tensor=t(*shape), training_step_tensor=t(1, 1),
+            input_second_moment_tensor=t(*shape), gradient_tensor=t(*shape),
+            training_step_tensor=TensorDesc("UINT32", [1, 1, 1, 1]),  # UINT32: DirectML refuses a float step
             output_parameters_tensor=t(*shape), output_first_moment_tensor=t(*shape),
             output_second_moment_tensor=t(*shape), learning_rate=lr, beta1=0.9, beta2=0.999, epsilon=1e-8),
             input_parameters_tensor=param, input_first_moment_tensor=m, input_second_moment_tensor=v,
@@ -201,7 +202,7 @@ def train(out, backend: str, device: str | None, steps: int = 60, n: int = 256, 
         f"one {len(graph.nodes)}-node graph per step")
     p = None
     for step in range(1, steps + 1):
-        feed = dict(state, x=x, y=y, step=np.full((1, 1, 1, 1), step, np.float32),
+        feed = dict(state, x=x, y=y, step=np.full((1, 1, 1, 1), step, np.uint32),
                     b1_row=state["b1_param"].ravel(), b2_row=state["b2_param"].ravel())
         result = op(feed)
         for key in state:

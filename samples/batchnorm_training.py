@@ -97,7 +97,7 @@ def training_graph(n: int, lr: float):
          "beta": c.input("beta", "FLOAT32", [1, CH, 1, 1]), "w2": c.input("w2", "FLOAT32", [CH, K]),
          "b2": c.input("b2", "FLOAT32", [1, K])}
     running = [c.input(name, "FLOAT32", [1, CH, 1, 1]) for name in ("running_mean", "running_variance")]
-    step = c.input("step", "FLOAT32", [1, 1])
+    step = c.input("step", "UINT32", [1, 1])  # ADAM_OPTIMIZER's TrainingStepTensor: UINT32 (DirectML refuses a float)
 
     z, z_nchw = _features(c, x, p["w1"], n)
     bn = compose_fused_batch_norm_v3(c, z_nchw, p["gamma"], p["beta"], *running, epsilon=EPSILON,
@@ -186,7 +186,7 @@ def train_dmlops(steps: int, lr: float, backend: str, device, x, labels, x_test,
     feed = {"x": padded(x.reshape(-1, CIN)), "onehot": padded(np.eye(K, dtype=np.float32)[labels])}
     losses = []
     for step in range(1, steps + 1):
-        result = op({**feed, **state, "step": np.full((1, 1, 1, 1), step, np.float32)})
+        result = op({**feed, **state, "step": np.full((1, 1, 1, 1), step, np.uint32)})
         state = {k: result[k] for k in state}
         losses.append(float(result["loss"].ravel()[0]))
     test = dmlops.compile(inference_graph(len(labels_test)), backend, device=device)

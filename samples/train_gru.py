@@ -93,7 +93,7 @@ def step_graph(config: RnnConfig):
         output_backprop=dfeatures.view([t, n, 1, h], [h, t * h, h, 1]), output_h_backprop=zeros,
         output_c_backprop=None, reserve_space=fwd["reserve_space"], valid=valid)
     grads["params"] = bwd["params_backprop"]
-    step = c.input("step", "FLOAT32", [1, 1, 1, 1])
+    step = c.input("step", "UINT32", [1, 1, 1, 1])  # ADAM_OPTIMIZER's TrainingStepTensor (DirectML refuses a float)
     for k in PARAMS:
         m, v = c.input(f"{k}_m", "FLOAT32", p[k].sizes), c.input(f"{k}_v", "FLOAT32", p[k].sizes)
         out = c.op("AdamOptimizer", {"input_parameters_tensor": p[k], "input_first_moment_tensor": m,
@@ -127,7 +127,7 @@ def train_dmlops(data, weights, steps: int, backend: str, device, config: RnnCon
     state.update({f"{k}_{s}": np.zeros_like(state[k]) for k in PARAMS for s in "mv"})
     losses = []
     for step in range(1, steps + 1):
-        result = op(dict(feed, **state, step=np.full((1, 1, 1, 1), step, np.float32)))
+        result = op(dict(feed, **state, step=np.full((1, 1, 1, 1), step, np.uint32)))
         state = {k: np.ascontiguousarray(result[k]) for k in state}
         losses.append(float(np.asarray(result["loss"]).ravel()[0]))
         if log and (step == 1 or step % every == 0):

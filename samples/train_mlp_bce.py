@@ -80,7 +80,7 @@ def step_graph(n: int, d: int, h: int, train: bool = True):
     dz1 = c.op("ActivationReluGrad", {"input_tensor": z1, "input_gradient_tensor": c.gemm(dz2, p_["w2"], trans_b=True)},
                {"output_gradient_tensor": z1.sizes})["output_gradient_tensor"]
     grads.update(w1=c.gemm(x, dz1, trans_a=True), b1=c.reduce(dz1, "SUM", [2]))
-    step = c.input("step", "FLOAT32", [1, 1])
+    step = c.input("step", "UINT32", [1, 1])  # ADAM_OPTIMIZER's TrainingStepTensor: UINT32 (DirectML refuses a float)
     for k in PARAMS:
         m, v = c.input(f"{k}_m", "FLOAT32", shapes[k]), c.input(f"{k}_v", "FLOAT32", shapes[k])
         out = c.op("AdamOptimizer", {"input_parameters_tensor": p_[k], "input_first_moment_tensor": m,
@@ -104,7 +104,7 @@ def train_dmlops(x, y, weights, steps: int, backend: str, device, h: int, log=pr
     feed = {"x": x.reshape(1, 1, n, d), "y": y.reshape(1, 1, n, 1)}
     losses = []
     for t in range(1, steps + 1):
-        result = op(dict(feed, **state, step=np.full((1, 1, 1, 1), t, np.float32)))
+        result = op(dict(feed, **state, step=np.full((1, 1, 1, 1), t, np.uint32)))
         state = {k: np.ascontiguousarray(result[k]) for k in state}
         losses.append(float(np.asarray(result["loss"]).ravel()[0]))
         if log and (t == 1 or t % every == 0):

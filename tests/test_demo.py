@@ -47,7 +47,7 @@ def test_the_training_graph_follows_pytorch_autograd_and_adam(backend, monkeypat
         state[f"{name}_v"] = np.zeros_like(state[f"{name}_param"])
     losses = []
     for step in range(1, steps + 1):
-        out = op(dict(state, x=x, y=y, step=np.full((1, 1, 1, 1), step, np.float32),
+        out = op(dict(state, x=x, y=y, step=np.full((1, 1, 1, 1), step, np.uint32),
                       b1_row=state["b1_param"].ravel(), b2_row=state["b2_param"].ravel()))
         state = {k: np.ascontiguousarray(out[k]) for k in state}
         losses.append(float(out["loss"].ravel()[0]))

@@ -478,7 +478,7 @@ def test_binary_operands_must_have_equal_sizes():
 def _adam_desc(data_type, shape, lr, b1, b2, eps):
     t = TensorDesc(data_type, list(shape))
     return dmlops.AdamOptimizer(input_parameters_tensor=t, input_first_moment_tensor=t, input_second_moment_tensor=t,
-                                gradient_tensor=t, training_step_tensor=TensorDesc(data_type, [1, 1, 1, 1]),
+                                gradient_tensor=t, training_step_tensor=TensorDesc("UINT32", [1, 1, 1, 1]),
                                 output_parameters_tensor=t, output_first_moment_tensor=t,
                                 output_second_moment_tensor=t, learning_rate=lr, beta1=b1, beta2=b2, epsilon=eps)
 
@@ -489,7 +489,7 @@ def _adam_inputs(data_type, shape, step):
             "InputFirstMomentTensor": (0.1 * RNG.standard_normal(shape)).astype(dt),
             "InputSecondMomentTensor": (0.05 * RNG.random(shape) + 0.01).astype(dt),
             "GradientTensor": RNG.standard_normal(shape).astype(dt),
-            "TrainingStepTensor": np.full((1, 1, 1, 1), step, dt)}
+            "TrainingStepTensor": np.full((1, 1, 1, 1), step, np.uint32)}
 
 
 ADAM_OUTPUTS = ("OutputParametersTensor", "OutputFirstMomentTensor", "OutputSecondMomentTensor")
@@ -535,23 +535,34 @@ def test_adam_matches_onnx_adam_reference(data_type):
                           atol16=2e-4)
 
 
-def test_adam_step_zero_follows_the_documented_formula():
-    # At T = 0 the page's Alpha is sqrt(1 - 1) / (1 - 1) = 0 / 0; ONNX's Adam skips the bias correction instead.
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_adam_step_zero_skips_the_bias_correction_as_directml_and_onnx(backend):
+    # At T = 0 the page's Alpha is sqrt(1 - 1) / (1 - 1) = 0 / 0; DirectML (its vector edge_training_step_uint32_0)
+    # and ONNX's Adam skip the bias correction instead (Alpha = 1).
     from onnx.backend.test.case.node.adam import apply_adam
 
     x = _adam_inputs("FLOAT32", (1, 1, 1, 3), 0)
-    out = dmlops.run(_adam_desc("FLOAT32", (1, 1, 1, 3), 0.1, 0.9, 0.999, 1e-8), x, backend="reference")
-    onnx_x = apply_adam(0.1, 0, x["InputParametersTensor"], x["GradientTensor"], x["InputFirstMomentTensor"],
-                        x["InputSecondMomentTensor"], 0.0, 0.0, 0.9, 0.999, 1e-8)[0]
-    assert np.isnan(out["OutputParametersTensor"]).all() and np.isfinite(onnx_x).all()
-    for backend in ("onnxruntime", "torch"):
-        got = dmlops.run(_adam_desc("FLOAT32", (1, 1, 1, 3), 0.1, 0.9, 0.999, 1e-8), x, backend=backend)
-        assert np.isnan(got["OutputParametersTensor"]).all(), backend
+    out = dmlops.run(_adam_desc("FLOAT32", (1, 1, 1, 3), 0.1, 0.9, 0.999, 1e-8), x, backend=backend)
+    f64 = {k: v.astype(np.float64) for k, v in x.items()}
+    want = apply_adam(0.1, 0, f64["InputParametersTensor"], f64["GradientTensor"], f64["InputFirstMomentTensor"],
+                      f64["InputSecondMomentTensor"], 0.0, 0.0, 0.9, 0.999, 1e-8)
+    for name, w in zip(ADAM_OUTPUTS, want):
+        _assert_float(out[name], w, "FLOAT32", 2e-6, f"{backend} {name}: float32 evaluation")
+
+
+def test_adam_training_step_is_uint32():
+    # The docs' tier table says FLOAT32/FLOAT16, its member text UINT32; DirectML refuses a float step.
+    desc = _adam_desc("FLOAT32", (1, 1, 2, 2), 0.1, 0.9, 0.999, 1e-8)
+    desc = desc.replace(training_step_tensor=TensorDesc("FLOAT32", [1, 1, 1, 1]))
+    with pytest.raises(dmlops.ValidationError,
+                       match=r"ADAM_OPTIMIZER\.TrainingStepTensor: DataType FLOAT32 not supported at "
+                             r"DML_FEATURE_LEVEL_6_4 \(supported: UINT32\)"):
+        dmlops.validate(desc, LATEST)
 
 
 def test_adam_training_step_must_be_a_scalar():
     desc = _adam_desc("FLOAT32", (1, 1, 2, 2), 0.1, 0.9, 0.999, 1e-8)
-    desc = desc.replace(training_step_tensor=TensorDesc("FLOAT32", [1, 1, 1, 2]))
+    desc = desc.replace(training_step_tensor=TensorDesc("UINT32", [1, 1, 1, 2]))
     with pytest.raises(dmlops.ValidationError,
                        match=r"ADAM_OPTIMIZER\.TrainingStepTensor: Sizes \[1, 1, 1, 2\] must all be 1"):
         dmlops.validate(desc, LATEST)

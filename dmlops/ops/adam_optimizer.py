@@ -1,16 +1,18 @@
-"""DML_OPERATOR_ADAM_OPTIMIZER: one Adam step, exactly as the DirectML page writes it::
+"""DML_OPERATOR_ADAM_OPTIMIZER: one Adam step, as the DirectML page writes it and DirectML runs it::
 
     M = Beta1 * M + (1 - Beta1) * G
     V = Beta2 * V + (1 - Beta2) * G * G
-    Alpha = sqrt(1 - Beta2^T) / (1 - Beta1^T)
+    Alpha = sqrt(1 - Beta2^T) / (1 - Beta1^T), and 1 when T = 0
     X -= LearningRate * Alpha * M / (sqrt(V) + Epsilon)
 
-T is TrainingStepTensor (Sizes all 1, broadcast to every element). Epsilon is added to sqrt(V) itself, not
-to the bias-corrected sqrt(V / (1 - Beta2^T)) as torch.optim.Adam does: the two agree when torch's eps is
-Epsilon / sqrt(1 - Beta2^T). ONNX's preview Adam matches for T > 0 with norm_coefficient 0, but uses no
-bias correction at T = 0, where this formula gives 0 / 0 = NaN (the page says T "typically starts at 0";
-the formula is followed as written). TrainingStepTensor's DataType: the tier table says FLOAT32/FLOAT16,
-the member text says UINT32; the descriptor follows the table. Hyperparameters are 32-bit FLOAT fields.
+T is TrainingStepTensor, a UINT32 scalar (Sizes all 1, broadcast to every element). The page contradicts itself
+on its DataType: the member text says UINT32, the tier table FLOAT32/FLOAT16; DirectML refuses FLOAT32 and
+FLOAT16 (its vectors first_step, typical, edge_training_step_float32_3) and runs UINT32, so the descriptor says
+UINT32 (a recorded deviation in descriptors/adam_optimizer.json). At T = 0, where the formula is 0 / 0,
+DirectML applies no bias correction (Alpha = 1, vector edge_training_step_uint32_0), as ONNX's preview Adam does.
+Epsilon is added to sqrt(V) itself, not to the bias-corrected sqrt(V / (1 - Beta2^T)) as torch.optim.Adam
+does: the two agree when torch's eps is Epsilon / sqrt(1 - Beta2^T). Hyperparameters are 32-bit FLOAT fields;
+the ONNX and torch lowerings compute Alpha in float32 whatever the parameters' type.
 """
 from __future__ import annotations
 
@@ -36,7 +38,7 @@ def _hyper(desc):
 
 
 def reference(desc, x):
-    """The page's formula in float64."""
+    """The page's formula in float64 (Alpha = 1 at T = 0, as DirectML)."""
     lr, b1, b2, eps = _hyper(desc)
     p, m, v, g = (x[k].astype(np.float64) for k in ("InputParametersTensor", "InputFirstMomentTensor",
                                                      "InputSecondMomentTensor", "GradientTensor"))
@@ -44,39 +46,42 @@ def reference(desc, x):
     m = b1 * m + (1 - b1) * g
     v = b2 * v + (1 - b2) * g * g
     with np.errstate(divide="ignore", invalid="ignore"):
-        alpha = np.sqrt(1 - b2**t) / (1 - b1**t)
+        alpha = 1.0 if t == 0 else np.sqrt(1 - b2**t) / (1 - b1**t)  # T = 0: no bias correction (DirectML)
         p = p - lr * alpha * m / (np.sqrt(v) + eps)
     return dict(zip(_OUT, (p, m, v)))
 
 
 def to_onnx(desc, g, x):
-    """The formula with ONNX Mul/Add/Pow/Sqrt/Div in the parameters' compute type."""
+    """The formula with ONNX Mul/Add/Pow/Sqrt/Div; Alpha in float32, the rest in the parameters' compute type."""
     lr, b1, b2, eps = _hyper(desc)
     p, m, v, grad = (x[k] for k in ("InputParametersTensor", "InputFirstMomentTensor", "InputSecondMomentTensor",
                                     "GradientTensor"))
-    t = g.cast(x["TrainingStepTensor"], g.dtype(p))
+    t = g.cast(x["TrainingStepTensor"], np.float32)
 
-    def c(value):
-        return g.scalar(value, p)
+    def c(value, like=p):
+        return g.scalar(value, like)
 
     m = g.node("Add", [g.node("Mul", [c(b1), m]), g.node("Mul", [c(1 - b1), grad])])
     v = g.node("Add", [g.node("Mul", [c(b2), v]), g.node("Mul", [c(1 - b2), g.node("Mul", [grad, grad])])])
-    alpha = g.node("Div", [g.node("Sqrt", [g.node("Sub", [c(1.0), g.node("Pow", [c(b2), t])])]),
-                           g.node("Sub", [c(1.0), g.node("Pow", [c(b1), t])])])
+    alpha = g.node("Div", [g.node("Sqrt", [g.node("Sub", [c(1.0, t), g.node("Pow", [c(b2, t), t])])]),
+                           g.node("Sub", [c(1.0, t), g.node("Pow", [c(b1, t), t])])])
+    first = g.node("Equal", [t, c(0.0, t)], dtype=np.bool_)
+    alpha = g.cast(g.node("Where", [first, c(1.0, t), alpha]), g.dtype(p))  # T = 0: no bias correction (DirectML)
     step = g.node("Div", [g.node("Mul", [g.node("Mul", [c(lr), alpha]), m]),
                           g.node("Add", [g.node("Sqrt", [v]), c(eps)])])
     return dict(zip(_OUT, (g.node("Sub", [p, step]), m, v)))
 
 
 def to_torch(desc, torch, x):
-    """The formula with torch ops in the parameters' compute type."""
+    """The formula with torch ops; Alpha in float32, the rest in the parameters' compute type."""
     lr, b1, b2, eps = _hyper(desc)
     p, m, v, g = (x[k] for k in ("InputParametersTensor", "InputFirstMomentTensor", "InputSecondMomentTensor",
                                  "GradientTensor"))
-    t = x["TrainingStepTensor"].to(p.dtype)
+    t = x["TrainingStepTensor"].to(torch.float32)
     m = b1 * m + (1 - b1) * g
     v = b2 * v + (1 - b2) * g * g
     alpha = torch.sqrt(1 - torch.pow(b2, t)) / (1 - torch.pow(b1, t))
+    alpha = torch.where(t == 0, torch.ones_like(alpha), alpha).to(p.dtype)  # T = 0: no bias correction (DirectML)
     return dict(zip(_OUT, (p - lr * alpha * m / (torch.sqrt(v) + eps), m, v)))
 
 
@@ -85,13 +90,17 @@ def _desc(sizes, lr, b1, b2, eps):
 
     t = td("FLOAT32", sizes)
     return AdamOptimizer(input_parameters_tensor=t, input_first_moment_tensor=t, input_second_moment_tensor=t,
-                         gradient_tensor=t, training_step_tensor=td("FLOAT32", [1, 1, 1, 1]),
+                         gradient_tensor=t, training_step_tensor=td("UINT32", [1, 1, 1, 1]),
                          output_parameters_tensor=t, output_first_moment_tensor=t, output_second_moment_tensor=t,
                          learning_rate=lr, beta1=b1, beta2=b2, epsilon=eps)
 
 
 def _arr(values):
     return np.array(values, np.float32).reshape(1, 1, 1, -1)
+
+
+def _step(t):
+    return np.array(t, np.uint32).reshape(1, 1, 1, 1)
 
 
 def _samples():
@@ -103,9 +112,20 @@ def _samples():
         Sample("first_step", _desc([1, 1, 1, 4], 0.5, 0.5, 0.75, 0.0),
                {"InputParametersTensor": _arr([1, 2, 3, 4]), "InputFirstMomentTensor": _arr([0, 0, 0, 0]),
                 "InputSecondMomentTensor": _arr([0, 0, 0, 0]), "GradientTensor": _arr([1, -2, 4, -0.5]),
-                "TrainingStepTensor": _arr([1])},
+                "TrainingStepTensor": _step(1)},
                {"OutputParametersTensor": _arr([0.5, 2.5, 2.5, 4.5]),
                 "OutputFirstMomentTensor": _arr([0.5, -1, 2, -0.25]),
+                "OutputSecondMomentTensor": _arr([0.25, 1, 4, 0.0625])},
+               atol=1e-7, rtol=1e-7, why="exact in binary", float16_atol=0, float16_rtol=0),
+        # T = 0: DirectML applies no bias correction (Alpha = 1; the formula would give 0 / 0). Beta1 = Beta2 = 0.75,
+        # LearningRate 0.5, Epsilon 0, zero moments: M = G / 4, V = G^2 / 4, X -= 0.5 * (G / 4) / (|G| / 2) =
+        # 0.25 * sign(G). (At T = 1, Alpha would be sqrt(0.25) / 0.25 = 2.)
+        Sample("step_0_no_bias_correction", _desc([1, 1, 1, 4], 0.5, 0.75, 0.75, 0.0),
+               {"InputParametersTensor": _arr([1, 2, 3, 4]), "InputFirstMomentTensor": _arr([0, 0, 0, 0]),
+                "InputSecondMomentTensor": _arr([0, 0, 0, 0]), "GradientTensor": _arr([1, -2, 4, -0.5]),
+                "TrainingStepTensor": _step(0)},
+               {"OutputParametersTensor": _arr([0.75, 2.25, 2.75, 4.25]),
+                "OutputFirstMomentTensor": _arr([0.25, -0.5, 1, -0.125]),
                 "OutputSecondMomentTensor": _arr([0.25, 1, 4, 0.0625])},
                atol=1e-7, rtol=1e-7, why="exact in binary", float16_atol=0, float16_rtol=0),
         # T = 2, Beta1 = 0.5, Beta2 = 0.8: Alpha = sqrt(1 - 0.64) / (1 - 0.25) = 0.6 / 0.75 = 0.8.
@@ -114,7 +134,7 @@ def _samples():
         Sample("second_step", _desc([1, 1, 1, 2], 1.0, 0.5, 0.8, 0.0),
                {"InputParametersTensor": _arr([1, 3]), "InputFirstMomentTensor": _arr([2, 1]),
                 "InputSecondMomentTensor": _arr([4, 5]), "GradientTensor": _arr([2, 0]),
-                "TrainingStepTensor": _arr([2])},
+                "TrainingStepTensor": _step(2)},
                {"OutputParametersTensor": _arr([0.2, 2.8]), "OutputFirstMomentTensor": _arr([2, 0.5]),
                 "OutputSecondMomentTensor": _arr([4, 4])},
                atol=1e-6, rtol=1e-6, why="0.8 and 0.2 round in float32"),
@@ -124,7 +144,7 @@ def _samples():
                 "InputFirstMomentTensor": (0.1 * rng.standard_normal(shape)).astype(np.float32),
                 "InputSecondMomentTensor": (0.01 * rng.random(shape)).astype(np.float32),
                 "GradientTensor": rng.standard_normal(shape).astype(np.float32),
-                "TrainingStepTensor": _arr([10])},
+                "TrainingStepTensor": _step(10)},
                atol=1e-6, rtol=1e-5, why="float32 evaluation order", float16_atol=5e-3, float16_rtol=5e-3),
     ]
 
