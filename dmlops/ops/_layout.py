@@ -86,12 +86,12 @@ def outside_axis_problems(desc, field: str, found, ref_field: str, ref, axis: in
                     f"Axis {axis}: {dims}.")]
 
 
-def size_problems(desc, field: str, found, axis: int, expected: int, what: str) -> list[Problem]:
-    """Sizes[axis] of ``field`` must be ``expected`` (``what`` names it, e.g. ``K``)."""
+def size_problems(desc, field: str, found, axis: int, expected: int) -> list[Problem]:
+    """Sizes[axis] of ``field`` (Sizes ``found``) must be ``expected``."""
     if found[axis] == expected:
         return []
     return [Problem(desc.OPERATOR_TYPE, field, "shape",
-                    f"Sizes[{axis}] is {found[axis]}; it must be {what} ({expected}) along Axis {axis}.")]
+                    f"Sizes[{axis}] is {found[axis]}; it must be {expected} along Axis {axis}.")]
 
 
 def positive_problems(desc, field: str, values, why: str) -> list[Problem]:

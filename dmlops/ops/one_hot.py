@@ -28,7 +28,7 @@ def check(desc, level) -> list[Problem]:
     bad = L.axis_problems(desc, axis, len(i), "IndicesTensor")
     if bad:
         return out + bad
-    out += L.size_problems(desc, "IndicesTensor", i, axis, 1, "1")
+    out += L.size_problems(desc, "IndicesTensor", i, axis, 1)
     y = L.sizes(L.tensor(desc, "OutputTensor"), len(i))
     if y is not None:
         out += L.outside_axis_problems(desc, "OutputTensor", y, "IndicesTensor", i, axis)
