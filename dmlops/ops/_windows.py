@@ -90,7 +90,8 @@ def dimension_count_problem(desc, arrays, dims: int, rank: int, source: str, spa
     """``DimensionCount`` (the length of the arrays) does not fit ``source``'s rank."""
     expected, how = (rank - 2, "its DimensionCount - 2") if spatial else (rank, "its DimensionCount")
     return Problem(desc.OPERATOR_TYPE, field, "dimension_count",
-                   f"{dims} (the length of {join(arrays)}) does not fit a {rank}-dimensional {source} "
+                   f"{dims} (the length of {join(arrays)}) does not fit {'an' if rank in (8, 11, 18) else 'a'} "
+                   f"{rank}-dimensional {source} "
                    f"(expected: {expected}, {how}).")
 
 
@@ -341,14 +342,14 @@ def fold_problems(desc, unfold: bool) -> list[Problem]:
         return out  # the generic validator reports arrays of different lengths
     dims = len(arrays["Strides"])
     if unfold and not 1 <= dims <= 6:
-        out.append(Problem(op, "DimensionCount", "range", f"{dims} is not allowed (allowed: 1 to 6)."))
-    elif not unfold and dims > 6:
-        out.append(Problem(op, "DimensionCount", "range", f"{dims} is not allowed (allowed: at most 6)."))
+        return out + [Problem(op, "DimensionCount", "range", f"{dims} is not allowed (allowed: 1 to 6).")]
+    if not unfold and dims > 6:
+        return out + [Problem(op, "DimensionCount", "range", f"{dims} is not allowed (allowed: at most 6).")]
     c = sizes(tensor(desc, columns))
     if c is not None and len(c) != 3:
         out.append(Problem(op, columns, "dimension_count",
                            f"{len(c)} dimensions (Sizes {c}); {columns} is {{BatchCount, ChannelCount * "
-                           "prod(WindowSizes), BlockCount}} (allowed: 3)."))
+                           "prod(WindowSizes), BlockCount} (allowed: 3)."))
         c = None
     x = sizes(tensor(desc, image))
     if x is None or not 3 <= len(x) <= 8:
