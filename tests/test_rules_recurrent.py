@@ -283,6 +283,18 @@ def test_lstm_owned_by_dml_input(field):
         f"LSTM.{name}: Flags DML_TENSOR_FLAG_OWNED_BY_DML not supported on this input; must be DML_TENSOR_FLAG_NONE."]
 
 
+@pytest.mark.parametrize("direction", DIRECTIONS)
+def test_lstm_cell_output_needs_output_single(direction):
+    # DirectML refuses OutputCellSingleTensor alone (vector only_cell_output_no_optional_inputs) and runs it with
+    # OutputSingleTensor beside it (only_cell_output_no_optional_inputs_fixed_with_output_single).
+    desc = lstm_desc(direction, optional=False, output_cell_single_tensor=t(1, nd(direction), BATCH, HIDDEN))
+    assert messages(desc) == [
+        "LSTM.OutputSingleTensor: absent while OutputCellSingleTensor is given; DirectML writes OutputCellSingleTensor "
+        "only together with OutputSingleTensor."]
+    assert messages(desc.replace(output_single_tensor=t(1, nd(direction), BATCH, HIDDEN))) == []
+    assert messages(lstm_desc(direction, output_single_tensor=None, output_cell_single_tensor=None)) == []
+
+
 # ---------------------------------------------------------------- RNN failures
 
 RNN_LAYOUT_CASES = [

@@ -50,11 +50,20 @@ STATES = {"HiddenInitTensor": "OutputSingleTensor", "CellMemInitTensor": "Output
 
 
 def check(desc, level) -> list[Problem]:
-    """The tensor layouts above, three activations (f, g, h) per direction, and no OWNED_BY_DML inputs.
+    """The tensor layouts above, three activations (f, g, h) per direction, no OWNED_BY_DML inputs, and
+    OutputSingleTensor wherever OutputCellSingleTensor is given.
 
-    ClipThreshold, UseClipThreshold and CoupleInputForget have no documented constraint, so none is checked.
+    The last rule is DirectML's, not the docs' (they call every output optional): DirectML refuses an LSTM whose
+    only output is OutputCellSingleTensor and runs the same LSTM with OutputSingleTensor added (vectors
+    only_cell_output_no_optional_inputs and its _fixed_with_output_single twin). ClipThreshold,
+    UseClipThreshold and CoupleInputForget have no documented constraint, so none is checked.
     """
-    return _recurrent.check(desc, LAYOUTS, gates=4, activations_per_direction=3)
+    out = _recurrent.check(desc, LAYOUTS, gates=4, activations_per_direction=3)
+    if desc.output_cell_single_tensor is not None and desc.output_single_tensor is None:
+        out.append(Problem(desc.OPERATOR_TYPE, "OutputSingleTensor", "required",
+                           "absent while OutputCellSingleTensor is given; DirectML writes OutputCellSingleTensor only "
+                           "together with OutputSingleTensor."))
+    return out
 
 
 def _activations(desc, d: int):
@@ -210,8 +219,9 @@ def _samples():
     samples.append(Sample("clip_random", d, {k: v * 4 for k, v in random_inputs(d, 5).items()}))  # gates past 0.25
     d = _desc(3, 2, 3, 2, "BIDIRECTIONAL", present=every + ("SequenceLengthsTensor",), couple=True)
     samples.append(Sample("couple_input_forget_ragged", d, random_inputs(d, 6, lengths=[2, 3])))
-    d = _desc(3, 2, 3, 2, present=("OutputCellSingleTensor",))
-    samples.append(Sample("only_cell_output_no_optional_inputs", d, random_inputs(d, 7)))
+    # DirectML refuses OutputCellSingleTensor without OutputSingleTensor (see check).
+    d = _desc(3, 2, 3, 2, present=("OutputCellSingleTensor", "OutputSingleTensor"))
+    samples.append(Sample("only_final_outputs_no_optional_inputs", d, random_inputs(d, 7)))
     d = _desc(3, 2, 3, 2, "BIDIRECTIONAL", present=("OutputSingleTensor", "SequenceLengthsTensor"))
     samples.append(Sample("only_hidden_output_ragged", d, random_inputs(d, 8, lengths=[0, 2])))
     d = _desc(3, 2, 3, 2, present=("OutputSequenceTensor", "BiasTensor"))
