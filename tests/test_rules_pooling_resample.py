@@ -561,6 +561,12 @@ def test_fold_unfold_column_tensor():
         "UNFOLD.OutputTensor: 4 dimensions (Sizes [1, 9, 9, 1]); OutputTensor is {BatchCount, ChannelCount * "
         "prod(WindowSizes), BlockCount} (allowed: 3).",
     ]
+    assert hook(fold(dmlops.Unfold, (1, 1, 2, 5), (1, 9, 9, 1), (3, 3))) == [
+        "UNFOLD.OutputTensor: 4 dimensions (Sizes [1, 9, 9, 1]); OutputTensor is {BatchCount, ChannelCount * "
+        "prod(WindowSizes), BlockCount} (allowed: 3).",
+        "UNFOLD.WindowSizes: the dilated window extent 1 + (3 - 1) * 1 = 3 in the Height dimension exceeds the "
+        "padded InputTensor extent 2 + 0 + 0 = 2.",
+    ]
 
 
 def test_fold_unfold_dimension_count_and_window():

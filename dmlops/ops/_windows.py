@@ -91,8 +91,7 @@ def dimension_count_problem(desc, arrays, dims: int, rank: int, source: str, spa
     expected, how = (rank - 2, "its DimensionCount - 2") if spatial else (rank, "its DimensionCount")
     return Problem(desc.OPERATOR_TYPE, field, "dimension_count",
                    f"{dims} (the length of {join(arrays)}) does not fit {'an' if rank in (8, 11, 18) else 'a'} "
-                   f"{rank}-dimensional {source} "
-                   f"(expected: {expected}, {how}).")
+                   f"{rank}-dimensional {source} (expected: {expected}, {how}).")
 
 
 def window_extents(desc, spatial_sizes, arrays: dict, window: str, source: str, noun: str = "window"):
@@ -337,6 +336,7 @@ def fold_problems(desc, unfold: bool) -> list[Problem]:
     names = ["WindowSizes", "Strides", "Dilations", "StartPadding", "EndPadding"]
     image, columns = ("InputTensor", "OutputTensor") if unfold else ("OutputTensor", "InputTensor")
     out = at_least_one(desc, ["WindowSizes", "Strides", "Dilations"])
+    settled = not out  # a zero window, stride or dilation leaves the block count undefined
     arrays = {n: values(desc, n) for n in names}
     if len({len(v) for v in arrays.values()}) > 1:
         return out  # the generic validator reports arrays of different lengths
@@ -357,7 +357,7 @@ def fold_problems(desc, unfold: bool) -> list[Problem]:
     if dims != len(x) - 2:
         out.append(dimension_count_problem(desc, names, dims, len(x), image))
         return out
-    if out:
+    if not settled:
         return out
     extents, problems = window_extents(desc, x[2:], arrays, "WindowSizes", image)
     out += problems
