@@ -542,7 +542,7 @@ def test_slice_grad_elements_land_inside_the_output_gradient():
     ]
 
 
-# ---------------------------------------------------------------- DIAGONAL_MATRIX, DIAGONAL_MATRIX1, FILL_VALUE_SEQUENCE
+# ---------------------------------------------------------------- DIAGONAL_MATRIX(1), FILL_VALUE_SEQUENCE
 
 def test_diagonal_matrix_has_no_shape_rule():
     for sizes, offset in [((1, 1, 4, 5), 2), ((1, 1, 5, 4), -7), ((3, 3), 0)]:
@@ -762,7 +762,8 @@ def test_wrong_ranks_never_raise(op, rank):
     desc = VALID[op]
     for name, value in desc.tensors().items():
         other = t(*[2] * rank)
-        changed = desc.replace(**{dmlops.schema.snake_case(name): (other, other) if isinstance(value, tuple) else other})
+        other = (other, other) if isinstance(value, tuple) else other
+        changed = desc.replace(**{dmlops.schema.snake_case(name): other})
         assert isinstance(dmlops.problems(changed, "6.4"), list)
         assert isinstance(dmlops.problems(changed, "1.0"), list)
 

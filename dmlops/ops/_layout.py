@@ -9,8 +9,10 @@ generic validator already reports missing tensors, wrong ranks and DimensionCoun
 from __future__ import annotations
 
 from ..errors import Problem
+from ..schema import snake_case
 from ..validation import shape_problem, tensor
 from ._shapes import sizes
+
 
 def rank(desc, name: str) -> int | None:
     """DimensionCount of tensor ``name``, or None when it is absent or has no dimensions."""
@@ -112,8 +114,6 @@ def leading_ones_problems(desc, field: str, found, keep: int, last: str) -> list
 
 def value_type_problems(desc, value_field: str, tensor_field: str = "OutputTensor") -> list[Problem]:
     """A scalar's data-type field (ValueDataType, PaddingValueDataType) must match ``tensor_field``'s DataType."""
-    from ..schema import snake_case
-
     t = tensor(desc, tensor_field)
     value = getattr(desc, snake_case(value_field))
     if t is None or value == t.data_type:
@@ -193,7 +193,8 @@ def padding_problems(desc) -> list[Problem]:
 
 
 def top_k_problems(desc) -> list[Problem]:
-    """TOP_K(1): Axis in range; 1 <= K <= InputTensor.Sizes[Axis]; both outputs are InputTensor with Sizes[Axis] = K."""
+    """TOP_K(1): Axis in range; 1 <= K <= InputTensor.Sizes[Axis]; both outputs are InputTensor with
+    Sizes[Axis] = K."""
     op, axis, k = desc.OPERATOR_TYPE, desc.axis, desc.k
     out = [Problem(op, "K", "range", "0 is not allowed (allowed: 1 or more).")] if k == 0 else []
     x = sizes(tensor(desc, "InputTensor"))
