@@ -105,7 +105,7 @@ def lower_reference(desc, x: dict) -> dict:
                 w = v.astype(f) * f(sb.scale)
                 if sb.bias != 0:  # DirectML keeps -0.0 through ScaleBias {1, 0} (IDENTITY edge_neg_zero_scalebias_1_0)
                     w = w + f(sb.bias)
-            x[name] = w if v.dtype.kind == "f" else ew.saturating_cast(w, v.dtype)
+            x[name] = w if v.dtype.kind == "f" else ew.convert(w, v.dtype)
     y = mod.reference(desc, x)
     act = _fused(desc)
     if act is not None:
@@ -130,7 +130,7 @@ def lower_onnx(desc, g, x: dict) -> dict:
             w = g.node("Mul", [g.cast(v, f), ew.onnx_const(g, sb.scale, f)])
             if sb.bias != 0:  # keeps -0.0 through ScaleBias {1, 0}, as DirectML does
                 w = g.node("Add", [w, ew.onnx_const(g, sb.bias, f)])
-            x[name] = w if g.dtype(v).kind == "f" else ew.onnx_saturating_cast(g, w, g.dtype(v))
+            x[name] = w if g.dtype(v).kind == "f" else ew.onnx_convert(g, w, g.dtype(v))
     y = mod.to_onnx(desc, g, x)
     act = _fused(desc)
     if act is not None:
@@ -156,7 +156,7 @@ def lower_torch(desc, torch, x: dict) -> dict:
             w = v.to(f) * sb.scale
             if sb.bias != 0:  # keeps -0.0 through ScaleBias {1, 0}, as DirectML does
                 w = w + sb.bias
-            x[name] = w if v.is_floating_point() else ew.torch_saturating_cast(torch, w, v.dtype)
+            x[name] = w if v.is_floating_point() else ew.torch_convert(torch, w, v.dtype)
     y = mod.to_torch(desc, torch, x)
     act = _fused(desc)
     if act is not None:

@@ -65,9 +65,21 @@ def attribute_value(value: float, dtype):
     return int(value)  # int() truncates toward zero
 
 
-def saturating_cast(v: np.ndarray, dtype) -> np.ndarray:
-    """``v`` as ``dtype``: float targets round (IEEE, overflow to ±inf); integer targets truncate toward zero
-    and saturate to the target range, NaN becoming 0."""
+def _register_bits(src, dst) -> int:
+    """The width DirectML converts an integer in: 32-bit registers, 64 bits when either type has 64."""
+    return 64 if max(np.dtype(src).itemsize, np.dtype(dst).itemsize) == 8 else 32
+
+
+def convert(v: np.ndarray, dtype) -> np.ndarray:
+    """``v`` converted to ``dtype`` as DirectML's CAST does (DirectML's vectors, CAST edge_*):
+
+    * float to float: IEEE nearest (a FLOAT16 target is then stored toward zero by dmlops.lower);
+    * float to integer: truncation toward zero, saturated to the type's range, NaN giving 0;
+    * integer to integer: the value is held in a register of 32 bits (64 when either type has 64), sign- or
+      zero-extended by the source's signedness, read with the target's signedness, and saturated to the target's
+      range: UINT32 0xFFFFFFFF -> INT32 -1 and INT8 -1; INT8 -1 -> UINT8 255 and UINT32 4294967295; UINT16 65535
+      -> INT16 32767; INT32 -1 -> UINT64 2**64 - 1; INT32 300 -> INT8 127.
+    """
     dtype = np.dtype(dtype)
     if dtype.kind == "f":
         with np.errstate(over="ignore"):
@@ -80,13 +92,10 @@ def saturating_cast(v: np.ndarray, dtype) -> np.ndarray:
         inside = ~(below | above)
         out[below], out[above], out[inside] = lo, hi, x[inside].astype(dtype)
         return out
-    src_lo, src_hi = int_range(v.dtype)
-    # Clamp in the source type to the part of the target range it can hold; the cast is then exact.
-    if src_lo < lo:
-        v = np.maximum(v, np.asarray(lo, dtype=v.dtype))
-    if src_hi > hi:
-        v = np.minimum(v, np.asarray(hi, dtype=v.dtype))
-    return v.astype(dtype)
+    bits = _register_bits(v.dtype, dtype)
+    held = v.astype(np.dtype(f"{v.dtype.kind}{bits // 8}"))  # extended by the source's signedness
+    read = held.view(np.dtype(f"{dtype.kind}{bits // 8}"))   # the same bits, the target's signedness
+    return np.clip(read, lo, hi).astype(dtype)
 
 
 def binary_reference(a: np.ndarray, b: np.ndarray, fn) -> np.ndarray:
@@ -173,30 +182,39 @@ def onnx_select(g, keep: str, value: str) -> str:
     return g.node("Mul", [value, g.cast(keep, dtype)])
 
 
-def onnx_saturating_cast(g, v: str, dtype) -> str:
-    """``v`` cast to ``dtype`` with the rules of :func:`saturating_cast` (ONNX Cast leaves overflow undefined)."""
+def _largest_float_below(limit: int, ftype) -> float:
+    """The largest value of float type ``ftype`` that is <= ``limit``."""
+    f = ftype(limit)
+    return float(f) if int(f) <= limit else float(np.nextafter(f, ftype(0)))
+
+
+def onnx_convert(g, v: str, dtype) -> str:
+    """``v`` converted to ``dtype`` with the rules of :func:`convert`, in the input's float type (float32 on a GPU)
+    or in integer types (ONNX Cast leaves out-of-range conversions undefined)."""
     dtype = np.dtype(dtype)
     src = g.dtype(v)
     if dtype.kind == "f":
         return g.cast(v, dtype)
     lo, hi = int_range(dtype)
     if src.kind == "f":
-        x = g.cast(v, np.float64)
-        x = g.node("Where", [g.node("IsNaN", [x], dtype=np.bool_), onnx_const(g, 0.0, np.float64), x])
-        hi_f = float(hi) if float(hi) == hi else float(np.nextafter(float(hi), 0.0))  # largest double <= hi
-        r = g.node("Cast", [g.node("Clip", [x, onnx_const(g, float(lo), np.float64), onnx_const(g, hi_f, np.float64)])],
+        ftype = src.type
+        x = g.node("Where", [g.node("IsNaN", [v], dtype=np.bool_), onnx_const(g, 0.0, src), v], dtype=src)
+        hi_f = _largest_float_below(hi, ftype)
+        r = g.node("Cast", [g.node("Clip", [x, onnx_const(g, float(lo), src), onnx_const(g, hi_f, src)])],
                    dtype=dtype, to=g.elem_type(dtype))
-        if hi_f != hi:  # 64-bit: doubles >= 2**bits saturate to hi, which no double equals
-            top = g.node("GreaterOrEqual", [x, onnx_const(g, float(hi), np.float64)], dtype=np.bool_)
+        if hi_f != hi:  # values >= hi + 1 (a power of two, exact in every float type) saturate to hi
+            top = g.node("GreaterOrEqual", [x, onnx_const(g, float(hi + 1), src)], dtype=np.bool_)
             r = g.node("Add", [r, g.node("Mul", [g.cast(top, dtype), onnx_const(g, hi - int(hi_f), dtype)])])
         return r
-    src_lo, src_hi = int_range(src)
-    x, _ = onnx_ordered(g, v)
-    if src_lo < lo:
-        x = g.node("Max", [x, onnx_const(g, lo, g.dtype(x))])
-    if src_hi > hi:
-        x = g.node("Min", [x, onnx_const(g, hi, g.dtype(x))])
-    return g.cast(x, dtype)
+    bits = _register_bits(src, dtype)
+    held = g.cast(v, np.dtype(f"{src.kind}{bits // 8}"))
+    read = g.cast(held, np.dtype(f"{dtype.kind}{bits // 8}"))  # ONNX Cast between equal widths keeps the bits
+    if dtype.itemsize < bits // 8:
+        rtype = g.dtype(read)
+        if rtype.kind == "i":
+            read = g.node("Max", [read, onnx_const(g, lo, rtype)])
+        read = g.node("Min", [read, onnx_const(g, hi, rtype)])
+    return g.cast(read, dtype)
 
 
 def onnx_float16_toward_zero(g, v: str) -> str:
@@ -309,30 +327,39 @@ def torch_select(torch, keep, value):
     return back(torch.where(keep, v, torch.zeros((), dtype=v.dtype, device=v.device)))
 
 
-def torch_saturating_cast(torch, v, dtype):
-    """``v`` cast to torch ``dtype`` with the rules of :func:`saturating_cast` (torch leaves overflow undefined)."""
+def torch_convert(torch, v, dtype):
+    """``v`` converted to torch ``dtype`` with the rules of :func:`convert` (torch leaves overflow undefined), in the
+    input's float type or in int64 (torch has no uint32/uint64 arithmetic)."""
     if dtype.is_floating_point:
         return v.to(dtype)
-    lo, hi = int_range(torch_numpy_dtype(torch, dtype))
-    if v.dtype.is_floating_point:
-        x = v.to(torch.float64)
-        x = torch.where(torch.isnan(x), torch.zeros_like(x), x)
-        hi_f = float(hi) if float(hi) == hi else float(np.nextafter(float(hi), 0.0))
+    target = torch_numpy_dtype(torch, dtype)
+    lo, hi = int_range(target)
+    if v.is_floating_point():
+        ftype = np.float64 if v.dtype == torch.float64 else np.float32
+        x = torch.where(torch.isnan(v), torch.zeros_like(v), v)
+        hi_f = _largest_float_below(hi, ftype)
         r = x.clamp(float(lo), hi_f).to(dtype)
-        if hi_f != hi:  # 64-bit: doubles >= 2**bits saturate to hi, which no double equals
-            top = (x >= float(hi)).to(torch.int64)
-            r = (r.view(torch.int64) + top * (hi - int(hi_f))).view(dtype)
+        if hi_f != hi:  # values >= hi + 1 saturate to hi
+            top = (x >= float(hi + 1)).to(torch.int64)
+            r = (r.view(torch.int64) + top * (hi - int(hi_f))).view(dtype) if target.itemsize == 8 else \
+                torch.where(x >= float(hi + 1), torch.full_like(r, hi), r)
         return r
-    src_lo, src_hi = int_range(torch_numpy_dtype(torch, v.dtype))
-    x, _ = torch_ordered(torch, v)
-    if src_lo < lo:
-        x = x.clamp(min=torch_ordered_scalar(torch, lo, v.dtype))
-    if src_hi > hi:
-        x = x.clamp(max=torch_ordered_scalar(torch, hi, v.dtype))
-    if v.dtype == torch.uint64:  # back to the uint64 bits (values now fit the target)
-        x = x ^ _INT64_MIN
-        return x.to(dtype) if dtype != torch.uint64 else x.view(torch.uint64)
-    return x.to(dtype)
+    source = torch_numpy_dtype(torch, v.dtype)
+    if _register_bits(source, target) == 32:  # the 32-bit register, in int64 arithmetic (no bit operations)
+        x = v.to(torch.int64)
+        if source.kind == "i" and target.kind == "u":  # a negative value reads as x + 2**32
+            if target.itemsize == 4:
+                return torch.where(x < 0, x + 2**32, x).to(dtype)
+            return torch.where(x < 0, torch.full_like(x, hi), x.clamp(max=hi)).to(dtype)
+        if source.kind == "u" and target.kind == "i":  # a value >= 2**31 reads as x - 2**32
+            x = torch.where(x >= 2**31, x - 2**32, x)
+        return x.clamp(lo, hi).to(dtype)
+    x = v.view(torch.int64) if v.dtype == torch.uint64 else v.to(torch.int64)  # the 64-bit register's bits
+    if target.kind == "i":
+        return x.clamp(lo, hi).to(dtype)
+    if target.itemsize == 8:
+        return x.view(torch.uint64)
+    return torch.where(x < 0, torch.full_like(x, hi), x.clamp(max=hi)).to(dtype)  # bits >= 2**63: above hi
 
 
 def torch_float16_toward_zero(torch, v):

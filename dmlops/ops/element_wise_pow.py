@@ -21,7 +21,7 @@ def reference(desc, x):
     a, e = x["InputTensor"], x["ExponentTensor"]
     with np.errstate(all="ignore"):
         y = np.power(a.astype(np.float64), e.astype(np.float64))
-    return {"OutputTensor": ew.saturating_cast(y, a.dtype) if ew.is_integer(a.dtype) else y}
+    return {"OutputTensor": ew.convert(y, a.dtype) if ew.is_integer(a.dtype) else y}
 
 
 def to_onnx(desc, g, x):
@@ -29,7 +29,7 @@ def to_onnx(desc, g, x):
     a, e = x["InputTensor"], x["ExponentTensor"]
     if ew.is_integer(g.dtype(a)):
         y = g.node("Pow", [g.cast(a, np.float64), g.cast(e, np.float64)])
-        return {"OutputTensor": ew.onnx_saturating_cast(g, y, g.dtype(a))}
+        return {"OutputTensor": ew.onnx_convert(g, y, g.dtype(a))}
     return {"OutputTensor": g.node("Pow", [a, g.cast(e, g.dtype(a))])}
 
 
@@ -39,7 +39,7 @@ def to_torch(desc, torch, x):
     if a.dtype.is_floating_point:
         return {"OutputTensor": torch.pow(a, e.to(a.dtype))}
     y = torch.pow(a.to(torch.float64), e.to(torch.float64))
-    return {"OutputTensor": ew.torch_saturating_cast(torch, y, a.dtype)}
+    return {"OutputTensor": ew.torch_convert(torch, y, a.dtype)}
 
 
 def _desc(cls, t, sizes, exponent_type=None, strides_e=None, **attrs):
