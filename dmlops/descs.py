@@ -1472,7 +1472,7 @@ class TopK1(OperatorDesc):
     output_index_tensor: TensorDesc | None = None
     axis: int
     k: int
-    axis_direction: AxisDirection
+    axis_direction: AxisDirection = 0
 
 
 @dataclass(frozen=True, kw_only=True)
