@@ -19,6 +19,7 @@ import pytest
 
 import dmlops
 from dmlops.ops import batch_normalization as bn
+from dmlops.ops._elementwise import float16_toward_zero
 from dmlops.sample import td
 
 torch = pytest.importorskip("torch")
@@ -392,11 +393,16 @@ def _fp16_case(op, layout):
                  "VarianceTensor": layout.stat(d["var"]), "ScaleTensor": layout.stat(d["w"]),
                  "BiasTensor": layout.stat(d["b"])}, {"OutputTensor": y})
     if op == "BATCH_NORMALIZATION_TRAINING":
-        y, m, invstd = torch.ops.aten.native_batch_norm(x, w, b, None, None, True, 0.1, EPS)
+        _, m, invstd = torch.ops.aten.native_batch_norm(x, w, b, None, None, True, 0.1, EPS)
+        v = invstd ** -2 - EPS
+        # DirectML normalizes with the statistics as its FLOAT16 outputs hold them (rounded toward zero; its
+        # vectors, e.g. ncdhw_5d_float16): so does the oracle, in eval mode with those as the running statistics.
+        m16, v16 = (_t(float16_toward_zero(s.numpy()).astype(np.float64)) for s in (m, v))
+        y = torch.ops.aten.native_batch_norm(x, w, b, m16, v16, False, 0.1, EPS)[0]
         return (_training_desc(layout, dtype="FLOAT16"),
                 {"InputTensor": layout.input(d["x"]), "ScaleTensor": layout.stat(d["w"]),
                  "BiasTensor": layout.stat(d["b"])},
-                {"OutputTensor": y, "OutputMeanTensor": m, "OutputVarianceTensor": invstd ** -2 - EPS})
+                {"OutputTensor": y, "OutputMeanTensor": m, "OutputVarianceTensor": v})
     if op == "BATCH_NORMALIZATION_GRAD":
         dx, dw, db = torch.ops.aten.native_batch_norm_backward(dy, x, w, mean, var, None, None, False, EPS, [True] * 3)
         desc = _grad_desc(dmlops.BatchNormalizationGrad, layout, dtype="FLOAT16")

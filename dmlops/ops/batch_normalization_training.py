@@ -12,6 +12,11 @@ InputTensor is not); Output = Scale * (Input - Mean) / sqrt(Variance + Epsilon) 
 and FusedActivation (applied by dmlops.lower) comes after FusedAdd. OutputVarianceTensor is the
 BIASED batch variance, sum((Input - Mean)^2) / M: PyTorch's and TensorFlow's running variance use
 M - 1 (Bessel), ONNX training_mode reports only the running (momentum-blended) statistics.
+
+FLOAT16 (DirectML's vectors): Output is normalized with the mean and variance as DirectML stores them in the
+FLOAT16 OutputMeanTensor and OutputVarianceTensor (rounded toward zero, see dmlops.ops._elementwise), not with
+the float32 values: this reproduces every FLOAT16 case bit for bit but one (nhwc_sizes_fused_add_zero_strides,
+7 ULP off). FLOAT32 statistics are used as computed.
 """
 from __future__ import annotations
 
@@ -19,6 +24,7 @@ import numpy as np
 
 from ..errors import Problem
 from ..sample import Sample, td
+from . import _elementwise as ew
 from ._shapes import broadcast_problems
 from .batch_normalization import epsilon, f64, onnx_float, onnx_reduce, reduced_axes, torch_float, torch_mean
 
@@ -28,6 +34,11 @@ SCALE_DIMENSIONS = ("ScaleTensor", "BiasTensor", "OutputMeanTensor", "OutputVari
 def check(desc, level) -> list[Problem]:
     """Each ScaleDimensions tensor: every size 1 or equal to InputTensor's."""
     return broadcast_problems(desc, SCALE_DIMENSIONS)
+
+
+def _float16_stats(desc) -> bool:
+    """Whether the statistics are FLOAT16 tensors, whose stored values DirectML normalizes with."""
+    return desc.output_mean_tensor.data_type.name == "FLOAT16"
 
 
 def _axes(desc) -> list[int]:
@@ -41,6 +52,9 @@ def reference(desc, x):
     mean = v.mean(axis=axes, keepdims=True)
     centered = v - mean
     var = (centered * centered).mean(axis=axes, keepdims=True)  # /M, not /(M - 1)
+    if _float16_stats(desc):  # DirectML normalizes with its FLOAT16 statistics
+        mean, var = (ew.float16_toward_zero(s).astype(np.float64) for s in (mean, var))
+        centered = v - mean
     y = scale * (centered / np.sqrt(var + epsilon(desc))) + bias
     if x["FusedAddTensor"] is not None:
         y = y + x["FusedAddTensor"].astype(np.float64)
@@ -54,6 +68,9 @@ def to_onnx(desc, g, x):
     mean = onnx_reduce(g, "ReduceMean", v, axes)
     centered = g.node("Sub", [v, mean])
     var = onnx_reduce(g, "ReduceMean", g.node("Mul", [centered, centered]), axes)
+    if _float16_stats(desc):  # as the reference
+        mean, var = ew.onnx_float16_toward_zero(g, mean), ew.onnx_float16_toward_zero(g, var)
+        centered = g.node("Sub", [v, mean])
     std = g.node("Sqrt", [g.node("Add", [var, g.scalar(epsilon(desc), var)])])
     y = g.node("Add", [g.node("Mul", [scale, g.node("Div", [centered, std])]), bias])
     if x["FusedAddTensor"] is not None:
@@ -68,6 +85,9 @@ def to_torch(desc, torch, x):
     mean = torch_mean(v, axes)
     centered = v - mean
     var = torch_mean(centered * centered, axes)
+    if _float16_stats(desc):  # as the reference
+        mean, var = ew.torch_float16_toward_zero(torch, mean), ew.torch_float16_toward_zero(torch, var)
+        centered = v - mean
     y = scale * (centered / torch.sqrt(var + epsilon(desc))) + bias
     if x["FusedAddTensor"] is not None:
         y = y + torch_float(torch, x["FusedAddTensor"])
