@@ -156,6 +156,67 @@ def is_float16(desc, field: str = "OutputTensor") -> bool:
     return t is not None and t.data_type.name == "FLOAT16"
 
 
+SUBNORMAL = 2.0**-126  # below this, DirectML's log2 reads a float32 as 2**-127 * (1 + mantissa * 2**-23)
+LN2 = float(np.log(2.0))
+
+
+def log2_directml(ax: np.ndarray) -> np.ndarray:
+    """log2 of non-negative float32 values as DirectML's shaders compute it: a subnormal x is read as
+    2**-127 * (1 + x * 2**126) (DirectML's vectors: LOG edge_specials gives log(2**-149) = -88.02969 = ln 2**-127,
+    not -103.28; CONSTANT_POW edge_constant_pow_0_5_domain gives (2**-149)**0.5 = 2**-63.5), not flushed to 0."""
+    ax = ax.astype(np.float32)
+    with np.errstate(all="ignore"):
+        sub = (ax > 0) & (ax < np.float32(SUBNORMAL))
+        mantissa = np.float32(1) + np.where(sub, ax, np.float32(0)) * np.float32(2.0**126)
+        return np.where(sub, np.log2(mantissa) - np.float32(127), np.log2(ax)).astype(np.float32)
+
+
+def log_directml(x: np.ndarray) -> np.ndarray:
+    """Natural log as DirectML computes it (subnormals as in :func:`log2_directml`; NaN below 0, -inf at ±0)."""
+    x = x.astype(np.float32)
+    with np.errstate(all="ignore"):
+        sub = (x > 0) & (x < np.float32(SUBNORMAL))
+        mantissa = np.float32(1) + np.where(sub, x, np.float32(0)) * np.float32(2.0**126)
+        return np.where(sub, np.log(mantissa) - np.float32(127 * LN2), np.log(x)).astype(np.float32)
+
+
+def odd_integer(y: np.ndarray) -> np.ndarray:
+    """Whether each float is an odd integer (±inf count as even)."""
+    with np.errstate(invalid="ignore"):
+        half = y * y.dtype.type(0.5)
+        return (np.floor(y) == y) & (np.floor(half) != half)
+
+
+def pow_directml(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """pow in float32 as DirectML computes it (DirectML's vectors: POW basic, edge_pow_domain): exp2(y * log2|x|),
+    negated for x < 0 and an odd integral y, NaN for x < 0 and a non-integral y. Unlike IEEE pow: 0 ** 0, NaN ** 0,
+    inf ** 0, 1 ** NaN and (-1) ** ±inf are NaN (0 * inf), and (-0) ** -1 is +inf."""
+    x, y = x.astype(np.float32), y.astype(np.float32)
+    with np.errstate(all="ignore"):
+        m = np.exp2(y * log2_directml(np.abs(x))).astype(np.float32)
+        integral = np.floor(y) == y
+        return np.where((x < 0) & ~integral, np.float32(np.nan), np.where((x < 0) & odd_integer(y), -m, m))
+
+
+def integer_power(a: np.ndarray, e: np.ndarray, dtype) -> np.ndarray:
+    """a ** e for integer tensors, exact ("this operator guarantees exact results"): repeated squaring, wrapping
+    modulo 2**bits as MULTIPLY does where the result does not fit (unverified: DirectML's vectors stay in range).
+    Negative exponents give 1 / a**n truncated: ±1 for a = ±1, 0 for |a| > 1, the type's maximum for a = 0."""
+    base, n = a.astype(np.int64), e.astype(np.int64)
+    negative = n < 0
+    n = np.abs(n)
+    result = np.ones(np.broadcast(base, n).shape, np.int64)
+    with np.errstate(over="ignore"):
+        while np.any(n > 0):
+            result = np.where(n % 2 == 1, result * base, result)
+            base = base * base
+            n = n // 2
+    a64 = np.broadcast_to(a.astype(np.int64), result.shape)
+    hi = int_range(dtype)[1]
+    result = np.where(negative, np.where(np.abs(a64) == 1, result, np.where(a64 == 0, hi, 0)), result)
+    return result.astype(dtype)
+
+
 # ----------------------------------------------------------------------------------------------- ONNX
 _ORT_NARROW = (np.dtype(np.int16), np.dtype(np.uint16))  # no Max/Min/Clip/Where kernels on the CPU EP
 
@@ -257,6 +318,118 @@ def onnx_float_min(g, a: str, b: str, float16: bool = False) -> str:
         r = g.node("Where", [both, g.node("Neg", [g.node("Add", [g.node("Neg", [a]), g.node("Neg", [b])])]), r],
                    dtype=g.dtype(a))
     return r
+
+
+def _onnx_f32(g, value) -> str:
+    return onnx_const(g, value, np.float32)
+
+
+def onnx_log2_directml(g, ax: str) -> str:
+    """:func:`log2_directml` in float32 ONNX ops (ONNX has no Log2: ax = m * 2**e is split exactly, then
+    log2 = e + ln(m) / ln 2, which keeps log2 as accurate as a float32 log2)."""
+    f32 = np.float32
+    is_ = lambda op, v: g.node(op, [v], dtype=np.bool_)  # noqa: E731
+    special = g.node("Or", [g.node("Or", [is_("IsNaN", ax), is_("IsInf", ax)], dtype=np.bool_),
+                            g.node("Equal", [ax, _onnx_f32(g, 0)], dtype=np.bool_)], dtype=np.bool_)
+    sub = g.node("And", [g.node("Greater", [ax, _onnx_f32(g, 0)], dtype=np.bool_),
+                         g.node("Less", [ax, _onnx_f32(g, SUBNORMAL)], dtype=np.bool_)], dtype=np.bool_)
+    safe = g.node("Where", [g.node("Or", [special, sub], dtype=np.bool_), _onnx_f32(g, 1), ax], dtype=f32)
+    e = g.node("Floor", [g.node("Mul", [g.node("Log", [safe]), _onnx_f32(g, 1 / LN2)])])  # off by one at most
+    m = g.node("Div", [safe, g.node("Pow", [_onnx_f32(g, 2), e])])  # exact: a power of two, m in [0.5, 4)
+    big = g.node("GreaterOrEqual", [m, _onnx_f32(g, 2)], dtype=np.bool_)
+    m = g.node("Where", [big, g.node("Mul", [m, _onnx_f32(g, 0.5)]), m], dtype=f32)
+    e = g.node("Add", [e, g.cast(big, f32)])
+    small = g.node("Less", [m, _onnx_f32(g, 1)], dtype=np.bool_)
+    m = g.node("Where", [small, g.node("Mul", [m, _onnx_f32(g, 2)]), m], dtype=f32)
+    e = g.node("Sub", [e, g.cast(small, f32)])
+    # subnormals: m = 1 + x * 2**126, e = -127
+    m = g.node("Where", [sub, g.node("Add", [_onnx_f32(g, 1), g.node("Mul", [ax, _onnx_f32(g, 2.0**126)])]), m],
+               dtype=f32)
+    e = g.node("Where", [sub, _onnx_f32(g, -127), e], dtype=f32)
+    y = g.node("Add", [e, g.node("Mul", [g.node("Log", [m]), _onnx_f32(g, 1 / LN2)])])
+    return g.node("Where", [special, g.node("Log", [ax]), y], dtype=f32)  # Log gives ±inf and NaN there
+
+
+def onnx_exp2(g, t: str) -> str:
+    """2 ** t in float32 ONNX ops: 2**floor(t) (exact, by Pow) times exp((t - floor t) * ln 2), as accurate as a
+    float32 exp2 (Exp(t * ln 2) would round t * ln 2 first)."""
+    f32 = np.float32
+    clipped = g.node("Clip", [t, _onnx_f32(g, -300), _onnx_f32(g, 300)])  # ±inf -> 2**±300: 0 and inf
+    n = g.node("Floor", [clipped])
+    frac = g.node("Exp", [g.node("Mul", [g.node("Sub", [clipped, n]), _onnx_f32(g, LN2)])])
+    y = g.node("Mul", [frac, g.node("Pow", [_onnx_f32(g, 2), n])])
+    return g.node("Where", [g.node("IsNaN", [t], dtype=np.bool_), t, y], dtype=f32)
+
+
+def onnx_odd_integer(g, y: str) -> str:
+    """:func:`odd_integer` in ONNX ops."""
+    half = g.node("Mul", [y, onnx_const(g, 0.5, g.dtype(y))])
+    integral = g.node("Equal", [g.node("Floor", [y]), y], dtype=np.bool_)
+    return g.node("And", [integral, g.node("Not", [g.node("Equal", [g.node("Floor", [half]), half], dtype=np.bool_)],
+                                            dtype=np.bool_)], dtype=np.bool_)
+
+
+def onnx_pow_directml(g, x: str, y: str) -> str:
+    """:func:`pow_directml` in float32 ONNX ops."""
+    f32 = np.float32
+    x, y = g.cast(x, f32), g.cast(y, f32)
+    m = onnx_exp2(g, g.node("Mul", [y, onnx_log2_directml(g, g.node("Abs", [x]))]))
+    negative = g.node("Less", [x, _onnx_f32(g, 0)], dtype=np.bool_)
+    integral = g.node("Equal", [g.node("Floor", [y]), y], dtype=np.bool_)
+    m = g.node("Where", [g.node("And", [negative, onnx_odd_integer(g, y)], dtype=np.bool_), g.node("Neg", [m]), m],
+               dtype=f32)
+    return g.node("Where", [g.node("And", [negative, g.node("Not", [integral], dtype=np.bool_)], dtype=np.bool_),
+                            _onnx_f32(g, np.nan), m], dtype=f32)
+
+
+def onnx_log_directml(g, x: str) -> str:
+    """:func:`log_directml` in float32 ONNX ops."""
+    f32 = np.float32
+    sub = g.node("And", [g.node("Greater", [x, _onnx_f32(g, 0)], dtype=np.bool_),
+                         g.node("Less", [x, _onnx_f32(g, SUBNORMAL)], dtype=np.bool_)], dtype=np.bool_)
+    mantissa = g.node("Add", [_onnx_f32(g, 1), g.node("Mul", [g.node("Where", [sub, x, _onnx_f32(g, 0)], dtype=f32),
+                                                                _onnx_f32(g, 2.0**126)])])
+    return g.node("Where", [sub, g.node("Sub", [g.node("Log", [mantissa]), _onnx_f32(g, 127 * LN2)]),
+                            g.node("Log", [x])], dtype=f32)
+
+
+def onnx_integer_power(g, a: str, e: str, dtype) -> str:
+    """:func:`integer_power` in int64 ONNX ops, unrolled over the exponent's bits; the result wraps to ``dtype`` by
+    masking (a DirectML-provider Cast would saturate)."""
+    i64 = np.int64
+    c = lambda v: onnx_const(g, v, i64)  # noqa: E731
+    bits = 8 * g.dtype(e).itemsize
+    base, n = g.cast(a, i64), g.cast(e, i64)
+    negative = g.node("Less", [n, c(0)], dtype=np.bool_)
+    n = g.node("Abs", [n])
+    result = g.node("Add", [g.node("Mul", [g.node("Mul", [base, n]), c(0)]), c(1)])  # ones, broadcast
+    for i in range(bits):
+        half = g.node("Div", [n, c(2)])
+        odd = g.node("Equal", [g.node("Sub", [n, g.node("Mul", [half, c(2)])]), c(1)], dtype=np.bool_)
+        result = g.node("Where", [odd, g.node("Mul", [result, base]), result], dtype=i64)
+        if i < bits - 1:
+            base = g.node("Mul", [base, base])
+            n = half
+    a64 = g.cast(a, i64)
+    hi = int_range(dtype)[1]
+    one = g.node("Equal", [g.node("Abs", [a64]), c(1)], dtype=np.bool_)
+    zero = g.node("Equal", [a64, c(0)], dtype=np.bool_)
+    inverse = g.node("Where", [one, result, g.node("Where", [zero, c(hi), c(0)], dtype=i64)], dtype=i64)
+    result = g.node("Where", [negative, inverse, result], dtype=i64)
+    return onnx_wrap(g, result, dtype)
+
+
+def onnx_wrap(g, v: str, dtype) -> str:
+    """An int64 value's low bits as integer ``dtype`` (two's complement), without a Cast of out-of-range values."""
+    dtype = np.dtype(dtype)
+    if dtype.itemsize == 8:
+        return g.cast(v, dtype)
+    bits = 8 * dtype.itemsize
+    low = g.node("BitwiseAnd", [v, onnx_const(g, 2**bits - 1, np.int64)])
+    if dtype.kind == "i":
+        top = g.node("GreaterOrEqual", [low, onnx_const(g, 2**(bits - 1), np.int64)], dtype=np.bool_)
+        low = g.node("Sub", [low, g.node("Mul", [g.cast(top, np.int64), onnx_const(g, 2**bits, np.int64)])])
+    return g.cast(low, dtype)
 
 
 # ----------------------------------------------------------------------------------------------- torch
@@ -387,6 +560,54 @@ def torch_float_min(torch, a, b, float16: bool = False):
     if float16:
         r = torch.where((a == 0) & (b == 0), -(-a + -b), r)
     return r
+
+
+def torch_log2_directml(torch, ax):
+    """:func:`log2_directml` in float32 torch ops."""
+    sub = (ax > 0) & (ax < SUBNORMAL)
+    mantissa = 1 + torch.where(sub, ax, torch.zeros_like(ax)) * 2.0**126
+    return torch.where(sub, torch.log2(mantissa) - 127, torch.log2(ax))
+
+
+def torch_log_directml(torch, x):
+    """:func:`log_directml` in float32 torch ops."""
+    sub = (x > 0) & (x < SUBNORMAL)
+    mantissa = 1 + torch.where(sub, x, torch.zeros_like(x)) * 2.0**126
+    return torch.where(sub, torch.log(mantissa) - float(np.float32(127 * LN2)), torch.log(x))
+
+
+def torch_odd_integer(torch, y):
+    """:func:`odd_integer` in torch ops."""
+    half = y * 0.5
+    return (torch.floor(y) == y) & (torch.floor(half) != half)
+
+
+def torch_pow_directml(torch, x, y):
+    """:func:`pow_directml` in float32 torch ops."""
+    x, y = x.to(torch.float32), y.to(torch.float32)
+    m = torch.exp2(y * torch_log2_directml(torch, x.abs()))
+    negative = x < 0
+    m = torch.where(negative & torch_odd_integer(torch, y), -m, m)
+    return torch.where(negative & (torch.floor(y) != y), torch.full_like(m, float("nan")), m)
+
+
+def torch_integer_power(torch, a, e, dtype):
+    """:func:`integer_power` in int64 torch ops."""
+    base, n = a.to(torch.int64), e.to(torch.int64)
+    negative = n < 0
+    n = n.abs()
+    result = torch.ones(torch.broadcast_shapes(base.shape, n.shape), dtype=torch.int64, device=base.device)
+    two = torch.full((), 2, dtype=torch.int64, device=base.device)
+    while bool((n > 0).any()):
+        half = torch.div(n, two, rounding_mode="floor")
+        result = torch.where(n - half * two == 1, result * base, result)
+        base = base * base
+        n = half
+    a64 = a.to(torch.int64).expand(result.shape)
+    hi = int_range(torch_numpy_dtype(torch, dtype))[1]
+    inverse = torch.where(a64.abs() == 1, result, torch.where(a64 == 0, torch.full_like(result, hi),
+                                                               torch.zeros_like(result)))
+    return torch.where(negative, inverse, result).to(dtype)  # .to wraps to the low bits
 
 
 # ----------------------------------------------------------------------------------------------- samples

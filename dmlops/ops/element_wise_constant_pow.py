@@ -1,6 +1,9 @@
 """DML_OPERATOR_ELEMENT_WISE_CONSTANT_POW: f(x) = pow(x, Exponent).
 
 "Negative bases are supported for integral exponents, otherwise this operator returns NaN" (C pow's rule).
+DirectML computes it as ELEMENT_WISE_POW does, exp2(Exponent * log2|x|) in float32 (ew.pow_directml; DirectML's
+vectors: edge_constant_pow_0_5_domain gives (-0) ** 0.5 = +0, (2**-149) ** 0.5 = 2**-63.5 and
+(1e30) ** 0.5 = 1.0000007e15 where IEEE pow gives 1e15); every backend computes that.
 """
 from __future__ import annotations
 
@@ -12,20 +15,21 @@ from . import _elementwise as ew
 
 
 def reference(desc, x):
-    """pow(x, Exponent) in float64 (Exponent is a FLOAT: rounded to float32 as DirectML stores it)."""
-    with np.errstate(all="ignore"):
-        return {"OutputTensor": np.power(x["InputTensor"].astype(np.float64), float(np.float32(desc.exponent)))}
+    """ew.pow_directml(x, Exponent) in float32 (Exponent is a FLOAT: rounded to float32 as DirectML stores it)."""
+    v = x["InputTensor"]
+    return {"OutputTensor": ew.pow_directml(v, np.full(v.shape, np.float32(desc.exponent)))}
 
 
 def to_onnx(desc, g, x):
-    """ONNX Pow with a scalar exponent of the input's dtype."""
-    v = x["InputTensor"]
-    return {"OutputTensor": g.node("Pow", [v, g.scalar(np.float32(desc.exponent), v)])}
+    """ew.onnx_pow_directml with a scalar exponent."""
+    return {"OutputTensor": ew.onnx_pow_directml(g, x["InputTensor"], ew.onnx_const(g, desc.exponent, np.float32))}
 
 
 def to_torch(desc, torch, x):
-    """torch.pow with a Python float exponent."""
-    return {"OutputTensor": torch.pow(x["InputTensor"], float(np.float32(desc.exponent)))}
+    """ew.torch_pow_directml with a scalar exponent."""
+    v = x["InputTensor"]
+    return {"OutputTensor": ew.torch_pow_directml(torch, v, torch.full((), float(np.float32(desc.exponent)),
+                                                                        dtype=torch.float32, device=v.device))}
 
 
 def _samples():

@@ -1,4 +1,9 @@
-"""DML_OPERATOR_ELEMENT_WISE_LOG: f(x) = ln(x); "if x is negative ... indefinite [NaN]. If x is 0 ... -INF"."""
+"""DML_OPERATOR_ELEMENT_WISE_LOG: f(x) = ln(x); "if x is negative ... indefinite [NaN]. If x is 0 ... -INF".
+
+Subnormal inputs are not flushed to zero (which would give -inf) and not taken at their value either: DirectML
+reads a subnormal x as 2**-127 * (1 + x * 2**126), so ln(2**-149) = -88.02969 = ln 2**-127 where IEEE gives
+-103.28 (DirectML's vectors: edge_specials). Every backend computes that (ew.log_directml) in float32.
+"""
 from __future__ import annotations
 
 import numpy as np
@@ -9,19 +14,18 @@ from . import _elementwise as ew
 
 
 def reference(desc, x):
-    """ln(x) in float64: ln(0) = -inf, ln(negative) = NaN."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return {"OutputTensor": np.log(x["InputTensor"].astype(np.float64))}
+    """ln(x) in float32, subnormals as DirectML reads them: ln(0) = -inf, ln(negative) = NaN."""
+    return {"OutputTensor": ew.log_directml(x["InputTensor"])}
 
 
 def to_onnx(desc, g, x):
-    """ONNX Log."""
-    return {"OutputTensor": g.node("Log", [x["InputTensor"]])}
+    """ONNX Log, subnormals as DirectML reads them."""
+    return {"OutputTensor": ew.onnx_log_directml(g, g.cast(x["InputTensor"], np.float32))}
 
 
 def to_torch(desc, torch, x):
-    """torch.log."""
-    return {"OutputTensor": torch.log(x["InputTensor"])}
+    """torch.log, subnormals as DirectML reads them."""
+    return {"OutputTensor": ew.torch_log_directml(torch, x["InputTensor"].to(torch.float32))}
 
 
 def _samples():

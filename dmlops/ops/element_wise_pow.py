@@ -1,11 +1,19 @@
 """DML_OPERATOR_ELEMENT_WISE_POW: f(input, exponent) = pow(input, exponent).
 
 "Negative bases are supported for exponents with integral values ... otherwise this operator returns NaN."
-ExponentTensor may have another DataType than InputTensor (from DML_FEATURE_LEVEL_3_0). "When the input
-tensor and exponent tensor both have integral data type, this operator guarantees exact results": integer
-inputs are computed in float64 (exact for every result a 32-bit type holds; POW has no 64-bit integers) and
-truncated toward zero; results outside the type, and negative integer exponents (1 / x^n), are not specified
-by the page: they saturate here, as CAST does, and are not sampled.
+ExponentTensor may have another DataType than InputTensor (from DML_FEATURE_LEVEL_3_0).
+
+* Floats: DirectML computes exp2(exponent * log2|input|) in float32, with the sign of a negative input for odd
+  integral exponents (ew.pow_directml; DirectML's vectors: basic, edge_pow_domain). Unlike IEEE pow (ONNX Pow,
+  torch.pow): 0 ** 0, NaN ** 0, 1 ** NaN and (-1) ** inf are NaN, (-0) ** -1 is +inf, and large results carry
+  the float32 rounding of exponent * log2|input| (10 ** 2 = 99.99999). Every backend computes that formula.
+* ScaleBias applies to ExponentTensor too (DirectML's vectors: scale_bias gives (2 * 1) ** (2 * 2) = 16):
+  dmlops.lower applies it to every input.
+* Integers: "When the input tensor and exponent tensor both have integral data type, this operator guarantees
+  exact results": repeated squaring in int64 (ew.integer_power), no float. Results outside the type wrap as
+  MULTIPLY does, and negative exponents give 1 / x**n truncated (0 ** -n: the type's maximum); DirectML's
+  vectors do not cover either. An integer input with a float exponent is computed as floats and converted as
+  CAST converts (truncated, saturated).
 """
 from __future__ import annotations
 
@@ -17,29 +25,30 @@ from . import _elementwise as ew
 
 
 def reference(desc, x):
-    """pow in float64; integer inputs truncated toward zero and saturated to their type."""
+    """ew.pow_directml in float32; integer tensors exactly (ew.integer_power)."""
     a, e = x["InputTensor"], x["ExponentTensor"]
-    with np.errstate(all="ignore"):
-        y = np.power(a.astype(np.float64), e.astype(np.float64))
+    if ew.is_integer(a.dtype) and ew.is_integer(e.dtype):
+        return {"OutputTensor": ew.integer_power(a, e, a.dtype)}
+    y = ew.pow_directml(a, e)
     return {"OutputTensor": ew.convert(y, a.dtype) if ew.is_integer(a.dtype) else y}
 
 
 def to_onnx(desc, g, x):
-    """ONNX Pow: floats in the input's type, integers through float64 and a saturating cast."""
+    """ew.onnx_pow_directml in float32; integer tensors by repeated squaring in int64 (ew.onnx_integer_power)."""
     a, e = x["InputTensor"], x["ExponentTensor"]
-    if ew.is_integer(g.dtype(a)):
-        y = g.node("Pow", [g.cast(a, np.float64), g.cast(e, np.float64)])
-        return {"OutputTensor": ew.onnx_convert(g, y, g.dtype(a))}
-    return {"OutputTensor": g.node("Pow", [a, g.cast(e, g.dtype(a))])}
+    if ew.is_integer(g.dtype(a)) and ew.is_integer(g.dtype(e)):
+        return {"OutputTensor": ew.onnx_integer_power(g, a, e, g.dtype(a))}
+    y = ew.onnx_pow_directml(g, a, e)
+    return {"OutputTensor": ew.onnx_convert(g, y, g.dtype(a)) if ew.is_integer(g.dtype(a)) else y}
 
 
 def to_torch(desc, torch, x):
-    """torch.pow: floats in the input's type, integers through float64 and a saturating cast."""
+    """ew.torch_pow_directml in float32; integer tensors by repeated squaring in int64 (ew.torch_integer_power)."""
     a, e = x["InputTensor"], x["ExponentTensor"]
-    if a.dtype.is_floating_point:
-        return {"OutputTensor": torch.pow(a, e.to(a.dtype))}
-    y = torch.pow(a.to(torch.float64), e.to(torch.float64))
-    return {"OutputTensor": ew.torch_convert(torch, y, a.dtype)}
+    if not a.dtype.is_floating_point and not e.dtype.is_floating_point:
+        return {"OutputTensor": ew.torch_integer_power(torch, a, e, a.dtype)}
+    y = ew.torch_pow_directml(torch, a, e)
+    return {"OutputTensor": y if a.dtype.is_floating_point else ew.torch_convert(torch, y, a.dtype)}
 
 
 def _desc(cls, t, sizes, exponent_type=None, strides_e=None, **attrs):
@@ -51,11 +60,12 @@ def _samples():
     from ..descs import ElementWisePow as cls
 
     return [
-        # 2^3 = 8, 4^0.5 = 2, (-2)^3 = -8, (-8)^0.5 = NaN (non-integral exponent), 0^0 = 1, 9^-0.5 = 1/3.
+        # 2^3 = 8, 4^0.5 = 2, (-2)^3 = -8, (-8)^0.5 = NaN (non-integral exponent), 0^0 = NaN (DirectML's
+        # exp2(0 * log2 0) = exp2(NaN); IEEE and ONNX give 1), 9^-0.5 = 1/3.
         Sample("basic", _desc(cls, "FLOAT32", [6]),
                {"InputTensor": np.array([2, 4, -2, -8, 0, 9], np.float32),
                 "ExponentTensor": np.array([3, 0.5, 3, 0.5, 0, -0.5], np.float32)},
-               {"OutputTensor": np.array([8, 2, -8, np.nan, 1, 1 / 3], np.float32)},
+               {"OutputTensor": np.array([8, 2, -8, np.nan, np.nan, 1 / 3], np.float32)},
                atol=0, rtol=1e-6, why="float32 pow (1/3 rounds)", float16_atol=0, float16_rtol=1e-3),
         # Exponent 2 broadcast through strides [0, 0]: squares.
         Sample("broadcast_exponent", _desc(cls, "FLOAT32", [2, 3], strides_e=[0, 0]),
@@ -63,11 +73,12 @@ def _samples():
                 "ExponentTensor": np.array([2], np.float32)},
                {"OutputTensor": np.array([[1, 4, 9], [0.25, 0, 100]], np.float32)},
                atol=0, rtol=1e-7, why="exact squares", float16_atol=0, float16_rtol=0),
-        # ScaleBias 2x on the input only: [1, 1.5, -1] -> [2, 3, -2]; ^[2, 2, 3] -> [4, 9, -8].
+        # ScaleBias 2x on both inputs (DirectML's vector scale_bias): [1, 1.5, -1] -> [2, 3, -2];
+        # [2, 2, 3] -> [4, 4, 6]; so [16, 81, 64].
         Sample("scale_bias", _desc(cls, "FLOAT32", [3], scale_bias=ScaleBias(2.0, 0.0)),
                {"InputTensor": np.array([1, 1.5, -1], np.float32), "ExponentTensor": np.array([2, 2, 3], np.float32)},
-               {"OutputTensor": np.array([4, 9, -8], np.float32)},
-               atol=0, rtol=1e-7, why="exact", float16_atol=0, float16_rtol=0),
+               {"OutputTensor": np.array([16, 81, 64], np.float32)},
+               atol=0, rtol=2.4e-7, why="exp2(4 log2 3) rounds in float32", float16_atol=0.0625, float16_rtol=0),
         # FLOAT32 base, INT32 exponent: 1.5^2, (-2)^3, 4^-1, 0.5^-2.
         Sample("int32_exponent", _desc(cls, "FLOAT32", [4], exponent_type="INT32"),
                {"InputTensor": np.array([1.5, -2, 4, 0.5], np.float32), "ExponentTensor": ew.int_array([2, 3, -1, -2],
