@@ -107,11 +107,20 @@ def binary_reference(a: np.ndarray, b: np.ndarray, fn) -> np.ndarray:
 
 
 def truncating_divide(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Integer a / b truncated toward zero (NumPy's // floors)."""
-    q = a // b
-    if a.dtype.kind == "i":
-        q = np.where((a % b != 0) & ((a < 0) != (b < 0)), q + 1, q).astype(a.dtype)
-    return q
+    """Integer a / b truncated toward zero (NumPy's // floors), with DirectML's answer for b = 0: the quotient of
+    the magnitudes by zero is all ones, negated when the signs differ, so unsigned x / 0 is the type's maximum and
+    signed x / 0 is -1 for x >= 0 and 1 for x < 0 (DirectML's vectors: DIVIDE
+    edge_int32_divide_truncation_and_by_zero gives 5 / 0 = -1 and INT32_MIN / -1 = INT32_MIN, wrapped)."""
+    zero = b == 0
+    safe = np.where(zero, np.ones_like(b), b)
+    with np.errstate(over="ignore"):
+        q = a // safe
+        if a.dtype.kind == "i":
+            q = np.where((a % safe != 0) & ((a < 0) != (safe < 0)), q + 1, q).astype(a.dtype)
+            fill = np.where(a < 0, np.ones_like(a), -np.ones_like(a))
+        else:
+            fill = np.full_like(a, int_range(a.dtype)[1])
+    return np.where(zero, fill, q).astype(a.dtype)
 
 
 # ----------------------------------------------------------------------------------------------- float rules
@@ -276,6 +285,32 @@ def onnx_convert(g, v: str, dtype) -> str:
             read = g.node("Max", [read, onnx_const(g, lo, rtype)])
         read = g.node("Min", [read, onnx_const(g, hi, rtype)])
     return g.cast(read, dtype)
+
+
+def onnx_int_select(g, keep: str, x: str, y: str) -> str:
+    """``keep ? x : y`` for integer values as y + keep * (x - y) (wrapping: exact; ORT has no Where for int16,
+    uint16 or uint64)."""
+    dtype = g.dtype(y)
+    return g.node("Add", [y, g.node("Mul", [g.cast(keep, dtype), g.node("Sub", [x, y])])])
+
+
+def onnx_integer_divide(g, a: str, b: str) -> str:
+    """:func:`truncating_divide` in ONNX ops: the divisor is guarded (ONNX Runtime raises on integer division by
+    zero, and INT_MIN / -1 traps on x86), then DirectML's answers are selected."""
+    dtype = g.dtype(a)
+    c = lambda v: onnx_const(g, v, dtype)  # noqa: E731
+    zero = g.node("Equal", [b, c(0)], dtype=np.bool_)
+    bad = zero
+    if dtype.kind == "i":
+        minus_one = g.node("Equal", [b, c(-1)], dtype=np.bool_)
+        bad = g.node("Or", [zero, minus_one], dtype=np.bool_)
+    q = g.node("Div", [a, onnx_int_select(g, bad, c(1), b)])
+    if dtype.kind == "i":
+        q = onnx_int_select(g, minus_one, g.node("Neg", [a]), q)  # -INT_MIN wraps to INT_MIN
+        fill = onnx_int_select(g, g.node("Less", [a, c(0)], dtype=np.bool_), c(1), c(-1))
+    else:
+        fill = c(int_range(dtype)[1])
+    return onnx_int_select(g, zero, fill, q)
 
 
 def onnx_float16_toward_zero(g, v: str) -> str:

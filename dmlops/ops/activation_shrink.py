@@ -3,43 +3,46 @@
 ONNX Shrink names Threshold ``lambd`` (same defaults: bias 0, lambd 0.5) but tests x < -lambd
 first; DML's docs test x > Threshold first. The two differ only for a negative Threshold, where
 both tests can hold: DML gives x - Bias there, ONNX x + Bias. So the ONNX and torch lowerings write
-DML's select. From DML_FEATURE_LEVEL_5_1 the tensors may be integers; the docs do not say how a
-fractional Bias applies to them, so dmlops computes in float64 and the result is truncated toward
-zero by the cast to the output type, as onnxruntime's integer Shrink (static_cast) does.
+DML's select, in float32 as DirectML computes. From DML_FEATURE_LEVEL_5_1 the tensors may be integers:
+DirectML computes them in float32 too (DirectML's vectors: int32_large gives 1073741825 - 3 = 1073741824, the
+float32 rounding of both), and the result is converted as CAST converts (truncated toward zero, saturated).
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..sample import Sample, td
+from . import _elementwise as ew
 
 
 def reference(desc, x):
-    """The docs' select in float64 (Bias and Threshold are FLOATs, so rounded to float32 first)."""
-    v = x["InputTensor"].astype(np.float64)
+    """The docs' select in float32; integers converted back as CAST does."""
+    v = x["InputTensor"]
+    f = v.astype(np.float32)
     b, t = np.float32(desc.bias), np.float32(desc.threshold)
-    return {"OutputTensor": np.where(v > t, v - b, np.where(v < -t, v + b, 0.0))}
+    y = np.where(f > t, f - b, np.where(f < -t, f + b, np.float32(0))).astype(np.float32)
+    return {"OutputTensor": ew.convert(y, v.dtype) if ew.is_integer(v.dtype) else y}
 
 
 def to_onnx(desc, g, x):
-    """Where(x > T, x - B, Where(x < -T, x + B, 0)); integers computed in float64."""
-    v = x["InputTensor"]
-    if g.dtype(v).kind in "iu":
-        v = g.cast(v, np.float64)
+    """Where(x > T, x - B, Where(x < -T, x + B, 0)) in float32; integers converted back as CAST does."""
+    x_in = x["InputTensor"]
+    v = g.cast(x_in, np.float32)
     b, t = g.scalar(np.float32(desc.bias), v), g.scalar(np.float32(desc.threshold), v)
     below = g.node("Less", [v, g.scalar(-np.float32(desc.threshold), v)], dtype=np.bool_)
     low = g.node("Where", [below, g.node("Add", [v, b]), g.scalar(0, v)], dtype=g.dtype(v))
     above = g.node("Greater", [v, t], dtype=np.bool_)
-    return {"OutputTensor": g.node("Where", [above, g.node("Sub", [v, b]), low], dtype=g.dtype(v))}
+    y = g.node("Where", [above, g.node("Sub", [v, b]), low], dtype=g.dtype(v))
+    return {"OutputTensor": ew.onnx_convert(g, y, g.dtype(x_in)) if ew.is_integer(g.dtype(x_in)) else y}
 
 
 def to_torch(desc, torch, x):
-    """torch.where(x > T, x - B, torch.where(x < -T, x + B, 0)); integers computed in float64."""
-    v = x["InputTensor"]
-    if not v.is_floating_point():
-        v = v.to(torch.float64)
+    """torch.where(x > T, x - B, torch.where(x < -T, x + B, 0)) in float32; integers converted back as CAST does."""
+    x_in = x["InputTensor"]
+    v = x_in.to(torch.float32)
     b, t = float(np.float32(desc.bias)), float(np.float32(desc.threshold))
-    return {"OutputTensor": torch.where(v > t, v - b, torch.where(v < -t, v + b, torch.zeros_like(v)))}
+    y = torch.where(v > t, v - b, torch.where(v < -t, v + b, torch.zeros_like(v)))
+    return {"OutputTensor": y if x_in.is_floating_point() else ew.torch_convert(torch, y, x_in.dtype)}
 
 
 def _samples():
@@ -70,11 +73,12 @@ def _samples():
                {"InputTensor": np.array([0, 1, 2, 65535], np.uint16)},
                {"OutputTensor": np.array([0, 1, 2, 65535], np.uint16)},
                why="integers: exact", atol=0, rtol=0),
-        # INT32 values above 2**24 (not representable in float32) survive the float64 computation.
+        # INT32 values above 2**24 are computed in float32, as DirectML does (its vector int32_large): 2**30 + 1
+        # reads as 2**30, and 2**30 - 3 rounds back to 2**30 (the float32 step there is 128).
         Sample("int32_large", ActivationShrink(input_tensor=td("INT32", [3]), output_tensor=td("INT32", [3]),
                                                bias=3.0, threshold=0.5),
                {"InputTensor": np.array([2**30 + 1, -(2**30) - 1, 0], np.int32)},
-               {"OutputTensor": np.array([2**30 - 2, -(2**30) + 2, 0], np.int32)},
+               {"OutputTensor": np.array([2**30, -(2**30), 0], np.int32)},
                why="integers: exact", atol=0, rtol=0),
     ]
 

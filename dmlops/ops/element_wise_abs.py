@@ -1,4 +1,9 @@
-"""DML_OPERATOR_ELEMENT_WISE_ABS: f(x) = abs(x) (signed integers and floats; ScaleBias applied first)."""
+"""DML_OPERATOR_ELEMENT_WISE_ABS: f(x) = abs(x) (signed integers and floats; ScaleBias applied first).
+
+The most negative integer (DirectML's vectors: edge_int8_abs_min, edge_int32_abs_min): INT8 -128 gives 127
+(DirectML computes in a 32-bit register and saturates the narrow result; INT16 is taken to do the same), while
+INT32 -2**31 wraps to itself (as does INT64 here: unverified). ONNX Abs and torch.abs wrap INT8 -128 to -128.
+"""
 from __future__ import annotations
 
 import numpy as np
@@ -7,20 +12,35 @@ from ..sample import Sample
 from ..types import ScaleBias
 from . import _elementwise as ew
 
+_NARROW = (np.dtype(np.int8), np.dtype(np.int16))  # computed in 32 bits, stored saturated
+
 
 def reference(desc, x):
-    """|x| (-0 gives +0, NaN stays NaN)."""
-    return {"OutputTensor": np.abs(x["InputTensor"])}
+    """|x| (-0 gives +0, NaN stays NaN; INT8/INT16 saturate, wider integers wrap)."""
+    v = x["InputTensor"]
+    if v.dtype in _NARROW:
+        return {"OutputTensor": np.minimum(np.abs(v.astype(np.int32)), ew.int_range(v.dtype)[1]).astype(v.dtype)}
+    with np.errstate(over="ignore"):
+        return {"OutputTensor": np.abs(v)}
 
 
 def to_onnx(desc, g, x):
-    """ONNX Abs."""
-    return {"OutputTensor": g.node("Abs", [x["InputTensor"]])}
+    """ONNX Abs (INT8/INT16 in int32, then saturated)."""
+    v = x["InputTensor"]
+    dtype = g.dtype(v)
+    if dtype in _NARROW:
+        y = g.node("Min", [g.node("Abs", [g.cast(v, np.int32)]), ew.onnx_const(g, ew.int_range(dtype)[1], np.int32)])
+        return {"OutputTensor": g.cast(y, dtype)}
+    return {"OutputTensor": g.node("Abs", [v])}
 
 
 def to_torch(desc, torch, x):
-    """torch.abs."""
-    return {"OutputTensor": torch.abs(x["InputTensor"])}
+    """torch.abs (INT8/INT16 in int32, then saturated)."""
+    v = x["InputTensor"]
+    if v.dtype in (torch.int8, torch.int16):
+        hi = ew.int_range(ew.torch_numpy_dtype(torch, v.dtype))[1]
+        return {"OutputTensor": torch.abs(v.to(torch.int32)).clamp(max=hi).to(v.dtype)}
+    return {"OutputTensor": torch.abs(v)}
 
 
 def _samples():

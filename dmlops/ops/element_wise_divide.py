@@ -1,7 +1,11 @@
 """DML_OPERATOR_ELEMENT_WISE_DIVIDE: f(a, b) = a / b; "for integer divisions, the result is truncated".
 
 Truncation is toward zero (-7 / 2 = -3), as in C, ONNX Runtime and torch's rounding_mode="trunc"; NumPy's //
-floors, so the reference corrects it. Integer division by zero is undefined and not sampled.
+floors, so the reference corrects it. Integer division by zero gives DirectML's answer (DirectML's vectors:
+edge_int32_divide_truncation_and_by_zero gives 5 / 0 = -1): the quotient of the magnitudes is all ones, negated
+when the signs differ, so x / 0 is -1 for x >= 0 and 1 for x < 0 in signed types and the type's maximum in
+unsigned ones (only 5 / 0 is measured); INT_MIN / -1 wraps to INT_MIN. ONNX Runtime raises on a zero divisor
+and torch too, so both lowerings divide by a guarded divisor and select DirectML's answer (ew.truncating_divide).
 """
 from __future__ import annotations
 
@@ -20,19 +24,37 @@ def reference(desc, x):
 
 
 def to_onnx(desc, g, x):
-    """ONNX Div (integer Div truncates toward zero in ONNX Runtime)."""
-    return {"OutputTensor": g.node("Div", [x["ATensor"], x["BTensor"]])}
+    """ONNX Div (integer Div truncates toward zero in ONNX Runtime; zero and -1 divisors guarded)."""
+    a, b = x["ATensor"], x["BTensor"]
+    if g.dtype(a).kind == "f":
+        return {"OutputTensor": g.node("Div", [a, b])}
+    return {"OutputTensor": ew.onnx_integer_divide(g, a, b)}
 
 
 def to_torch(desc, torch, x):
-    """torch.div (rounding_mode="trunc" for integers); uint64 by a shift-and-correct division on int64 bits."""
+    """torch.div (rounding_mode="trunc" for integers, by a guarded divisor: torch raises on zero); uint64 by a
+    shift-and-correct division on int64 bits."""
     a, b = x["ATensor"], x["BTensor"]
     if a.dtype.is_floating_point:
         return {"OutputTensor": torch.div(a, b)}
     if a.dtype == torch.uint64:
-        return {"OutputTensor": ew.torch_unsigned_divide64(torch, a, b)}
+        zero = b.view(torch.int64) == 0
+        one = torch.ones((), dtype=torch.int64, device=b.device)
+        safe = torch.where(zero, one, b.view(torch.int64)).view(torch.uint64)
+        q = ew.torch_unsigned_divide64(torch, a, safe).view(torch.int64)
+        return {"OutputTensor": torch.where(zero, -one, q).view(torch.uint64)}  # all ones: 2**64 - 1
     (wa, back), (wb, _) = ew.torch_bits(torch, a), ew.torch_bits(torch, b)
-    return {"OutputTensor": back(torch.div(wa, wb, rounding_mode="trunc"))}
+    zero = wb == 0
+    signed = a.dtype in (torch.int8, torch.int16, torch.int32, torch.int64)
+    bad = zero | (wb == -1) if signed else zero
+    q = torch.div(wa, torch.where(bad, torch.ones_like(wb), wb), rounding_mode="trunc")
+    if signed:
+        q = torch.where(wb == -1, -wa, q)  # -INT_MIN wraps to INT_MIN
+        fill = torch.where(wa < 0, torch.ones_like(wa), -torch.ones_like(wa))
+    else:
+        hi = ew.int_range(ew.torch_numpy_dtype(torch, a.dtype))[1]
+        fill = torch.full_like(wa, hi)
+    return {"OutputTensor": back(torch.where(zero, fill, q))}
 
 
 def _samples():
