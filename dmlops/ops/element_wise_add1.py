@@ -1,15 +1,29 @@
 """DML_OPERATOR_ELEMENT_WISE_ADD1: f(a, b) = FusedActivation(a + b).
 
 The addition is ELEMENT_WISE_ADD's; the framework (dmlops.lower) applies FusedActivation to OutputTensor.
-ADD1 declares FLOAT32 and FLOAT16 only.
+ADD1 declares FLOAT32 and FLOAT16 only. ELEMENT_WISE_CLIP is a fusable activation "for Convolution and GEMM only"
+(dml-fused-activations), and DirectML refuses it here (its vectors: fused_clip): check() says so.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from ..errors import Problem
 from ..sample import Sample
 from . import _elementwise as ew
 from . import element_wise_add as _add
+
+CLIP_FUSES_INTO = ("CONVOLUTION", "GEMM")
+
+
+def check(desc, level) -> list[Problem]:
+    """FusedActivation is not ELEMENT_WISE_CLIP (fusable into CONVOLUTION and GEMM only)."""
+    act = getattr(desc, "fused_activation", None)
+    if act is not None and act.OPERATOR_TYPE == "ELEMENT_WISE_CLIP":
+        return [Problem(desc.OPERATOR_TYPE, "FusedActivation", "fusable",
+                        f"ELEMENT_WISE_CLIP cannot be fused into {desc.OPERATOR_TYPE}; it is a fused activation of "
+                        f"{' and '.join(CLIP_FUSES_INTO)} only.")]
+    return []
 
 
 def reference(desc, x):
@@ -28,7 +42,7 @@ def to_torch(desc, torch, x):
 
 
 def _samples():
-    from ..descs import ActivationLeakyRelu, ActivationRelu, ElementWiseAdd1, ElementWiseClip
+    from ..descs import ActivationLeakyRelu, ActivationRelu, ElementWiseAdd1
 
     a = np.array([[1, -2, 3], [-4, 5, -6]], np.float32)
     b = np.array([[0.5, 1, -4], [2, -5, 7]], np.float32)
@@ -43,11 +57,6 @@ def _samples():
                               fused_activation=ActivationLeakyRelu(alpha=0.5)),
                {"ATensor": a, "BTensor": np.array([0.5, 1, -4], np.float32)},
                {"OutputTensor": np.array([[1.5, -0.5, -0.5], [-1.75, 6, -5]], np.float32)},
-               atol=0, rtol=0, why="exact", float16_atol=0, float16_rtol=0),
-        # ELEMENT_WISE_CLIP is a fusable activation too: the sums clipped to [-1, 0.5].
-        Sample("fused_clip", ew.binary_desc(ElementWiseAdd1, "FLOAT32", [2, 3],
-                                            fused_activation=ElementWiseClip(min=-1.0, max=0.5)),
-               {"ATensor": a, "BTensor": b}, {"OutputTensor": np.array([[0.5, -1, -1], [-1, 0, 0.5]], np.float32)},
                atol=0, rtol=0, why="exact", float16_atol=0, float16_rtol=0),
     ]
 
