@@ -18,6 +18,12 @@ Integer inputs are reduced in int64 (exact for every type up to INT64; UINT64 is
 two's complement, which keeps SUM and MULTIPLY modulo 2**64 and, with the sign bit flipped, the
 order for MIN, MAX, ARGMAX and ARGMIN); the framework casts the result to the declared type, which
 wraps as DirectML's integer arithmetic does.
+
+Floats, from DirectML's vectors (edge_*_ties_nan_inf): MIN and MAX skip NaN (NaN only when every element is NaN),
+as DirectML's min/max return the non-NaN operand, where ONNX ReduceMin/Max and torch.amin/amax propagate NaN;
+between zeros MAX gives +0 and MIN -0. ARGMAX and ARGMIN treat NaN as the extreme (the first NaN's index), as
+NumPy, ONNX and torch do. Sums accumulate in float32 in DirectML's own (parallel) order, which dmlops does not
+reproduce: tests/vector_tolerances.py bounds the difference for the 40-element cases.
 """
 from __future__ import annotations
 
@@ -92,14 +98,29 @@ def reference(desc, x):
                 "SUM": lambda: np.sum(v, **kw),
                 "AVERAGE": lambda: np.mean(v, **kw),
                 "MULTIPLY": lambda: np.prod(v, **kw),
-                "MIN": lambda: np.min(v, **kw),
-                "MAX": lambda: np.max(v, **kw),
+                "MIN": lambda: _skip_nan(v, axes, np.min, np.inf),
+                "MAX": lambda: _skip_nan(v, axes, np.max, -np.inf),
                 "L1": lambda: np.sum(np.abs(v), **kw),
                 "L2": lambda: np.sqrt(np.sum(v * v, **kw)),
                 "SUM_SQUARE": lambda: np.sum(v * v, **kw),
                 "LOG_SUM": lambda: np.log(np.sum(v, **kw)),
             }[fn]()
     return {"OutputTensor": y}
+
+
+def _skip_nan(v, axes, fn, fill):
+    """MIN/MAX over ``axes`` skipping NaN (all NaN: NaN), the zero of the right sign between ±0 (floats)."""
+    if v.dtype.kind != "f":
+        return fn(v, axis=axes, keepdims=True)
+    nan = np.isnan(v)
+    y = fn(np.where(nan, fill, v), axis=axes, keepdims=True)
+    y = np.where(np.all(nan, axis=axes, keepdims=True), np.nan, y)
+    zeros = v == 0
+    if fill > 0:  # MIN: -0 when any -0 is there
+        zero = np.where(np.any(zeros & np.signbit(v), axis=axes, keepdims=True), -0.0, 0.0)
+    else:  # MAX: +0 when any +0 is there
+        zero = np.where(np.any(zeros & ~np.signbit(v), axis=axes, keepdims=True), 0.0, -0.0)
+    return np.where(y == 0, zero, y)
 
 
 ONNX_OPS = {"SUM": "ReduceSum", "AVERAGE": "ReduceMean", "MULTIPLY": "ReduceProd", "MIN": "ReduceMin",
@@ -128,10 +149,55 @@ def to_onnx(desc, g, x):
         index = g.node("ArgMax" if fn == "ARGMAX" else "ArgMin", [v], dtype=np.int64, axis=-1, keepdims=0,
                        select_last_index=0)
         return {"OutputTensor": g.node("Reshape", [index, g.ints(desc.output_tensor.sizes)])}
+    if fn in ("MIN", "MAX") and g.dtype(v).kind == "f":
+        return {"OutputTensor": _onnx_skip_nan(g, v, g.ints(axes), fn == "MAX")}
     y = g.node(ONNX_OPS[fn], [v, g.ints(axes)], keepdims=1)
     if ordered_u64:
         y = g.node("BitwiseXor", [g.cast(y, np.uint64), g.const(SIGN)])
     return {"OutputTensor": y}
+
+
+def _onnx_skip_nan(g, v, axes, is_max):
+    """Float MAX (MIN as -MAX(-x)) skipping NaN, +0 over -0 (see _skip_nan); ONNX ReduceMax propagates NaN."""
+    dtype = g.dtype(v)
+    c = lambda value: g.const(np.asarray(value, dtype))  # noqa: E731
+    s = v if is_max else g.node("Neg", [v])
+    nan = g.node("IsNaN", [s], dtype=np.bool_)
+    filled = g.node("Where", [nan, c(-np.inf), s], dtype=dtype)
+    y = g.node("ReduceMax", [filled, axes], keepdims=1)
+    some = g.node("ReduceMax", [g.cast(g.node("Not", [nan], dtype=np.bool_), dtype), axes], keepdims=1)
+    y = g.node("Where", [g.node("Equal", [some, c(0)], dtype=np.bool_), c(np.nan), y], dtype=dtype)
+    zero = g.node("Equal", [filled, c(0)], dtype=np.bool_)
+    signs = g.node("Where", [zero, g.node("Div", [c(1), filled]), c(-np.inf)], dtype=dtype)  # ±0 -> ±inf
+    positive = g.node("Greater", [g.node("ReduceMax", [signs, axes], keepdims=1), c(0)], dtype=np.bool_)
+    y = g.node("Where", [g.node("Equal", [y, c(0)], dtype=np.bool_),
+                         g.node("Where", [positive, c(0.0), c(-0.0)], dtype=dtype), y], dtype=dtype)
+    return y if is_max else g.node("Neg", [y])
+
+
+def _torch_max(torch, v, axes, is_max):
+    """MAX, or MIN as the order-reversed MAX (torch-directml has amax but no amin): floats skip NaN and give +0
+    over -0 (see _skip_nan); integers reverse the order with ~x, which cannot overflow."""
+    if not v.is_floating_point():
+        return torch.amax(v, dim=axes, keepdim=True) if is_max else ~torch.amax(~v, dim=axes, keepdim=True)
+    s = v if is_max else -v
+    nan = torch.isnan(s)
+    filled = torch.where(nan, torch.full_like(s, -np.inf), s)
+    y = torch.amax(filled, dim=axes, keepdim=True)
+    none = torch.amax((~nan).to(s.dtype), dim=axes, keepdim=True) == 0
+    y = torch.where(none, torch.full_like(y, np.nan), y)
+    signs = torch.where(filled == 0, 1 / filled, torch.full_like(filled, -np.inf))  # ±0 -> ±inf
+    positive = torch.amax(signs, dim=axes, keepdim=True) > 0
+    zero = torch.where(positive, torch.zeros_like(y), torch.full_like(y, -0.0))
+    y = torch.where(y == 0, zero, y)
+    return y if is_max else -y
+
+
+def _torch_log_sum_exp(torch, v, axes):
+    """max + log(sum(exp(x - max))), as the reference (torch-directml has no logsumexp)."""
+    m = torch.amax(v, dim=axes, keepdim=True)
+    m = torch.where(torch.isinf(m) | torch.isnan(m), torch.zeros_like(m), m)  # all -inf (or an inf) stays exact
+    return m + torch.log(torch.sum(torch.exp(v - m), dim=axes, keepdim=True))
 
 
 def to_torch(desc, torch, x):
@@ -158,13 +224,13 @@ def to_torch(desc, torch, x):
         y = {
             "SUM": lambda: torch.sum(v, dim=axes, keepdim=True),
             "AVERAGE": lambda: torch.mean(v, dim=axes, keepdim=True),
-            "MIN": lambda: torch.amin(v, dim=axes, keepdim=True),
-            "MAX": lambda: torch.amax(v, dim=axes, keepdim=True),
+            "MIN": lambda: _torch_max(torch, v, axes, False),
+            "MAX": lambda: _torch_max(torch, v, axes, True),
             "L1": lambda: torch.sum(torch.abs(v), dim=axes, keepdim=True),
             "L2": lambda: torch.sqrt(torch.sum(v * v, dim=axes, keepdim=True)),
             "SUM_SQUARE": lambda: torch.sum(v * v, dim=axes, keepdim=True),
             "LOG_SUM": lambda: torch.log(torch.sum(v, dim=axes, keepdim=True)),
-            "LOG_SUM_EXP": lambda: torch.logsumexp(v, dim=axes, keepdim=True),
+            "LOG_SUM_EXP": lambda: _torch_log_sum_exp(torch, v, axes),
         }[fn]()
     if ordered_u64:
         y = y ^ torch.iinfo(torch.int64).min
