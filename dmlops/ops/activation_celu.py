@@ -1,6 +1,9 @@
 """DML_OPERATOR_ACTIVATION_CELU: f(x) = max(0, x) + min(0, Alpha * (exp(x / Alpha) - 1)).
 
-ONNX Celu and torch's celu compute the same function with the same alpha (default 1.0).
+ONNX Celu and torch's celu compute the same function with the same alpha (default 1.0). As for ELU, DirectML
+computes exp(x / Alpha) - 1 in float32 (not expm1); the lowerings write x < 0 ? Alpha * (exp(x / Alpha) - 1) : x
+(the two branches of the max/min form; NaN stays NaN: no vector shows otherwise), so torch-directml, which has
+no celu (it is elu underneath), runs them on DirectML.
 """
 from __future__ import annotations
 
@@ -10,21 +13,29 @@ from ..sample import Sample, td
 
 
 def reference(desc, x):
-    """max(0, x) + min(0, Alpha * expm1(x / Alpha)) in float64."""
-    v = x["InputTensor"].astype(np.float64)
-    a = np.float64(np.float32(desc.alpha))
-    with np.errstate(over="ignore"):  # exp of a large positive x / Alpha is inf; min(0, inf) discards it
-        return {"OutputTensor": np.maximum(0, v) + np.minimum(0, a * np.expm1(v / a))}
+    """x < 0 ? Alpha * (exp(x / Alpha) - 1) : x in float32."""
+    v = x["InputTensor"].astype(np.float32)
+    a = np.float32(desc.alpha)
+    e = np.exp(np.minimum(v, np.float32(0)) / a) - np.float32(1)
+    return {"OutputTensor": np.where(v < 0, a * e, v)}
 
 
 def to_onnx(desc, g, x):
-    """ONNX Celu(alpha=Alpha)."""
-    return {"OutputTensor": g.node("Celu", [x["InputTensor"]], alpha=float(desc.alpha))}
+    """Where(x < 0, Alpha * (Exp(x / Alpha) - 1), x)."""
+    v = x["InputTensor"]
+    dtype = g.dtype(v)
+    c = lambda value: g.const(np.asarray(value, dtype))  # noqa: E731
+    a = c(np.float32(desc.alpha))
+    e = g.node("Sub", [g.node("Exp", [g.node("Div", [g.node("Min", [v, c(0)]), a])]), c(1)])
+    return {"OutputTensor": g.node("Where", [g.node("Less", [v, c(0)], dtype=np.bool_), g.node("Mul", [a, e]), v],
+                                   dtype=dtype)}
 
 
 def to_torch(desc, torch, x):
-    """torch.nn.functional.celu(alpha=Alpha)."""
-    return {"OutputTensor": torch.nn.functional.celu(x["InputTensor"], float(desc.alpha))}
+    """torch.where(x < 0, Alpha * (exp(x / Alpha) - 1), x)."""
+    v = x["InputTensor"]
+    a = float(np.float32(desc.alpha))
+    return {"OutputTensor": torch.where(v < 0, a * (torch.exp(torch.clamp(v, max=0) / a) - 1), v)}
 
 
 def _samples():

@@ -1,7 +1,9 @@
 """DML_OPERATOR_ACTIVATION_ELU: f(x) = x if x >= 0 else Alpha * (exp(x) - 1).
 
-ONNX Elu and torch's elu compute the same function (ONNX tests x < 0, DML x >= 0: they differ only
-for NaN, which stays NaN on both branches). Alpha defaults to 1.0 in DML, ONNX and torch.
+ONNX Elu and torch's elu compute the same function. Alpha defaults to 1.0 in DML, ONNX and torch. DirectML
+computes exp(x) - 1 in float32, not expm1 (DirectML's vectors: edge_specials, where ELU(-2**-149) = -2**-24
+from its exp's last bit), and -0.0 stays -0.0; every lowering writes that select (torch-directml has no elu:
+it would fall back to the CPU).
 """
 from __future__ import annotations
 
@@ -11,19 +13,39 @@ from ..sample import Sample, td
 
 
 def reference(desc, x):
-    """x >= 0 ? x : Alpha * (exp(x) - 1), in float64 (expm1 is exp(x) - 1 without cancellation)."""
-    v = x["InputTensor"].astype(np.float64)
-    return {"OutputTensor": np.where(v >= 0, v, np.float32(desc.alpha) * np.expm1(np.minimum(v, 0)))}
+    """x < 0 ? Alpha * (exp(x) - 1) : x, in float32."""
+    v = x["InputTensor"].astype(np.float32)
+    return {"OutputTensor": _elu(v, np.float32(desc.alpha))}
+
+
+def _elu(v, alpha):
+    """x < 0 ? alpha * (exp(x) - 1) : x for a float32 array (exp of the non-positive part: no overflow)."""
+    return np.where(v < 0, alpha * (np.exp(np.minimum(v, np.float32(0))) - np.float32(1)), v)
 
 
 def to_onnx(desc, g, x):
-    """ONNX Elu(alpha=Alpha)."""
-    return {"OutputTensor": g.node("Elu", [x["InputTensor"]], alpha=float(desc.alpha))}
+    """Where(x < 0, Alpha * (Exp(x) - 1), x)."""
+    return {"OutputTensor": onnx_elu(g, x["InputTensor"], desc.alpha)}
+
+
+def onnx_elu(g, v, alpha):
+    """Where(x < 0, alpha * (Exp(min(x, 0)) - 1), x)."""
+    dtype = g.dtype(v)
+    c = lambda value: g.const(np.asarray(value, dtype))  # noqa: E731
+    e = g.node("Sub", [g.node("Exp", [g.node("Min", [v, c(0)])]), c(1)])
+    return g.node("Where", [g.node("Less", [v, c(0)], dtype=np.bool_), g.node("Mul", [e, c(np.float32(alpha))]), v],
+                  dtype=dtype)
 
 
 def to_torch(desc, torch, x):
-    """torch.nn.functional.elu(alpha=Alpha)."""
-    return {"OutputTensor": torch.nn.functional.elu(x["InputTensor"], float(desc.alpha))}
+    """torch.where(x < 0, Alpha * (exp(x) - 1), x)."""
+    return {"OutputTensor": torch_elu(torch, x["InputTensor"], desc.alpha)}
+
+
+def torch_elu(torch, v, alpha):
+    """torch.where(x < 0, alpha * (exp(min(x, 0)) - 1), x)."""
+    e = torch.exp(torch.clamp(v, max=0)) - 1
+    return torch.where(v < 0, e * float(np.float32(alpha)), v)
 
 
 def _samples():

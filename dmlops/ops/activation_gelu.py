@@ -1,7 +1,8 @@
 """DML_OPERATOR_ACTIVATION_GELU: f(x) = 0.5 * x * (1 + erf(x / sqrt(2))), the exact (erf) GELU.
 
-torch's gelu (approximate="none") is the same. ONNX Gelu exists only from opset 20 (the builder
-pins 18), so the ONNX lowering writes the formula with Erf. DML has no tanh approximation.
+torch's gelu (approximate="none") is the same function, but gives NaN for +inf where DirectML and the formula give
++inf (DirectML's vectors: edge_specials), so the torch lowering writes the formula with erf. ONNX Gelu exists only
+from opset 20 (the builder pins 18), so the ONNX lowering writes it with Erf too. DML has no tanh approximation.
 """
 from __future__ import annotations
 
@@ -30,8 +31,9 @@ def to_onnx(desc, g, x):
 
 
 def to_torch(desc, torch, x):
-    """torch.nn.functional.gelu (the erf form)."""
-    return {"OutputTensor": torch.nn.functional.gelu(x["InputTensor"])}
+    """0.5 x (1 + erf(x / sqrt 2)) (F.gelu gives NaN at +inf)."""
+    v = x["InputTensor"]
+    return {"OutputTensor": v * 0.5 * (1 + torch.erf(v / math.sqrt(2)))}
 
 
 def _samples():

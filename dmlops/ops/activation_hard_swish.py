@@ -2,32 +2,40 @@
 
 DML's default Alpha is 0.166667, ONNX HardSwish and torch's hardswish fix alpha = 1/6 and
 beta = 0.5 (so they differ from DML's defaults by 3e-7 in alpha); both lowerings write the formula
-with the desc's values.
+with the desc's values, in float32 (FLOAT16 too, rounded once at the end: dmlops.lower), clamping with
+DirectML's min/max (ew.float_max / ew.float_min), as HARD_SIGMOID does.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..sample import Sample, td
+from . import _elementwise as ew
 
 
 def reference(desc, x):
-    """x * clip(Alpha * x + Beta, 0, 1) in float64."""
-    v = x["InputTensor"].astype(np.float64)
-    return {"OutputTensor": v * np.clip(np.float32(desc.alpha) * v + np.float32(desc.beta), 0, 1)}
+    """x * min(max(x * Alpha + Beta, 0), 1) in float32."""
+    v = x["InputTensor"].astype(np.float32)
+    h = v * np.float32(desc.alpha) + np.float32(desc.beta)
+    with np.errstate(invalid="ignore"):
+        return {"OutputTensor": v * ew.float_min(ew.float_max(h, np.float32(0)), np.float32(1))}
 
 
 def to_onnx(desc, g, x):
-    """Mul(x, HardSigmoid(x, alpha=Alpha, beta=Beta))."""
+    """x * min(max(x * Alpha + Beta, 0), 1)."""
     v = x["InputTensor"]
-    hs = g.node("HardSigmoid", [v], alpha=float(desc.alpha), beta=float(desc.beta))
-    return {"OutputTensor": g.node("Mul", [v, hs])}
+    dtype = g.dtype(v)
+    h = g.node("Add", [g.node("Mul", [v, ew.onnx_const(g, desc.alpha, dtype)]), ew.onnx_const(g, desc.beta, dtype)])
+    h = ew.onnx_float_min(g, ew.onnx_float_max(g, h, ew.onnx_const(g, 0, dtype)), ew.onnx_const(g, 1, dtype))
+    return {"OutputTensor": g.node("Mul", [v, h])}
 
 
 def to_torch(desc, torch, x):
-    """x * clamp(Alpha * x + Beta, 0, 1)."""
+    """x * min(max(x * Alpha + Beta, 0), 1)."""
     v = x["InputTensor"]
-    return {"OutputTensor": v * torch.clamp(v * float(desc.alpha) + float(desc.beta), 0, 1)}
+    h = v * float(np.float32(desc.alpha)) + float(np.float32(desc.beta))
+    zero, one = (torch.full((), c, dtype=v.dtype, device=v.device) for c in (0.0, 1.0))
+    return {"OutputTensor": v * ew.torch_float_min(torch, ew.torch_float_max(torch, h, zero), one)}
 
 
 def _samples():

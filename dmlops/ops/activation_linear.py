@@ -1,7 +1,7 @@
 """DML_OPERATOR_ACTIVATION_LINEAR: f(x) = Alpha * x + Beta (Alpha and Beta have no default).
 
 ONNX and torch have no such activation (ONNX's old experimental Affine was the same), so both
-lowerings write the formula.
+lowerings write the formula, in float32 (FLOAT16 too, rounded once at the end: dmlops.lower).
 """
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from ..sample import Sample, td
 
 
 def reference(desc, x):
-    """Alpha * x + Beta in float64."""
-    v = x["InputTensor"].astype(np.float64)
-    return {"OutputTensor": np.float32(desc.alpha) * v + np.float32(desc.beta)}
+    """x * Alpha + Beta in float32, two roundings, as DirectML and the other lowerings compute it."""
+    v = x["InputTensor"].astype(np.float32)
+    return {"OutputTensor": v * np.float32(desc.alpha) + np.float32(desc.beta)}
 
 
 def to_onnx(desc, g, x):

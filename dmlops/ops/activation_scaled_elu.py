@@ -2,7 +2,8 @@
 
 This is ONNX Selu, but the defaults differ: DML documents Alpha 1.6732 and Gamma 1.0507, ONNX's are
 1.67326319... and 1.05070102..., so an ONNX Selu maps to DML only with both values written out.
-torch's selu has the constants fixed, so the torch lowering writes the formula.
+torch's selu has the constants fixed. As for ELU, DirectML computes exp(x) - 1 in float32 (not expm1), so every
+lowering writes Gamma * (x < 0 ? Alpha * (exp(x) - 1) : x) in float32.
 """
 from __future__ import annotations
 
@@ -12,22 +13,26 @@ from ..sample import Sample, td
 
 
 def reference(desc, x):
-    """Gamma * (x > 0 ? x : Alpha * (exp(x) - 1)) in float64."""
-    v = x["InputTensor"].astype(np.float64)
-    a, gamma = np.float32(desc.alpha), np.float32(desc.gamma)
-    return {"OutputTensor": gamma * np.where(v > 0, v, a * np.expm1(np.minimum(v, 0)))}
+    """Gamma * (x < 0 ? Alpha * (exp(x) - 1) : x) in float32."""
+    from .activation_elu import _elu
+
+    return {"OutputTensor": _elu(x["InputTensor"].astype(np.float32), np.float32(desc.alpha)) * np.float32(desc.gamma)}
 
 
 def to_onnx(desc, g, x):
-    """ONNX Selu(alpha=Alpha, gamma=Gamma)."""
-    return {"OutputTensor": g.node("Selu", [x["InputTensor"]], alpha=float(desc.alpha), gamma=float(desc.gamma))}
+    """Mul(ELU(x, Alpha), Gamma)."""
+    from .activation_elu import onnx_elu
+
+    v = x["InputTensor"]
+    return {"OutputTensor": g.node("Mul", [onnx_elu(g, v, desc.alpha), g.const(np.asarray(np.float32(desc.gamma),
+                                                                                         g.dtype(v)))])}
 
 
 def to_torch(desc, torch, x):
-    """Gamma * where(x > 0, x, Alpha * expm1(x))."""
-    v = x["InputTensor"]
-    neg = torch.expm1(torch.clamp(v, max=0)) * float(desc.alpha)
-    return {"OutputTensor": torch.where(v > 0, v, neg) * float(desc.gamma)}
+    """ELU(x, Alpha) * Gamma."""
+    from .activation_elu import torch_elu
+
+    return {"OutputTensor": torch_elu(torch, x["InputTensor"], desc.alpha) * float(np.float32(desc.gamma))}
 
 
 def _samples():

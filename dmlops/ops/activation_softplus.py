@@ -4,9 +4,11 @@ The Steepness rule the descriptor file cannot express. The docs (in the text mis
 OutputTensor): "The Steepness coefficient. A typical default for this value is 1.0. This value
 cannot be less than 1."
 
-ONNX Softplus has no steepness (it is Steepness = 1), so the ONNX lowering scales around it; torch's
-softplus(beta) is this function with beta = Steepness, except that it returns x where
-beta * x > threshold (20 by default), which differs from the formula by under 1e-8.
+DirectML evaluates the formula as written, in float32 (DirectML's vectors: default_4d gives softplus(-30) = 0, since
+1 + exp(-30) rounds to 1, and softplus(30) = 29.999998), and returns x where exp(Steepness * x) overflows
+(steepness_two: softplus(100) = 100; edge_specials: softplus(1e30) = 1e30, softplus(inf) = inf). ONNX Softplus and
+torch's softplus (log1p forms, and x above a threshold of 20) differ from that by up to exp(s x) for s x < -17
+(absolute, under 4e-8) and a float32 step for s x in (20, 88), so every lowering writes the formula.
 """
 from __future__ import annotations
 
@@ -25,21 +27,30 @@ def check(desc, level) -> list[Problem]:
 
 
 def reference(desc, x):
-    """ln(1 + exp(s x)) / s in float64; logaddexp(0, y) = ln(1 + exp(y)) without overflow for large y."""
-    s = np.float64(np.float32(desc.steepness))
-    return {"OutputTensor": np.logaddexp(0, s * x["InputTensor"].astype(np.float64)) / s}
+    """ln(1 + exp(s x)) / s in float32; x where exp(s x) overflows."""
+    v = x["InputTensor"].astype(np.float32)
+    s = np.float32(desc.steepness)
+    with np.errstate(over="ignore", invalid="ignore"):
+        e = np.exp(v * s)
+        return {"OutputTensor": np.where(np.isinf(e) & (e > 0), v, np.log(np.float32(1) + e) / s)}
 
 
 def to_onnx(desc, g, x):
-    """Softplus(x * s) / s."""
+    """Where(IsInf(e), x, Log(1 + e) / s) with e = Exp(x * s)."""
     v = x["InputTensor"]
-    s = g.scalar(desc.steepness, v)
-    return {"OutputTensor": g.node("Div", [g.node("Softplus", [g.node("Mul", [v, s])]), s])}
+    dtype = g.dtype(v)
+    s, one = g.scalar(np.float32(desc.steepness), v), g.scalar(1, v)
+    e = g.node("Exp", [g.node("Mul", [v, s])])
+    y = g.node("Div", [g.node("Log", [g.node("Add", [one, e])]), s])
+    return {"OutputTensor": g.node("Where", [g.node("IsInf", [e], dtype=np.bool_), v, y], dtype=dtype)}
 
 
 def to_torch(desc, torch, x):
-    """torch.nn.functional.softplus(beta=Steepness)."""
-    return {"OutputTensor": torch.nn.functional.softplus(x["InputTensor"], beta=float(desc.steepness))}
+    """torch.where(isinf(e), x, log(1 + e) / s) with e = exp(x * s)."""
+    v = x["InputTensor"]
+    s = float(np.float32(desc.steepness))
+    e = torch.exp(v * s)
+    return {"OutputTensor": torch.where(torch.isinf(e), v, torch.log(1 + e) / s)}
 
 
 def _samples():
