@@ -1,5 +1,7 @@
-"""Skip tests marked ``directml`` where neither onnxruntime's DirectML provider nor torch-directml is importable."""
+"""Skip tests marked ``directml`` where neither onnxruntime's DirectML provider nor torch-directml is importable;
+mark the open work listed in tests/known_failures.txt as strict expected failures."""
 import importlib.util
+from pathlib import Path
 
 import pytest
 
@@ -14,7 +16,25 @@ def _directml_reason():
     return "DirectML is not available here (no DmlExecutionProvider in onnxruntime, no torch_directml)"
 
 
+KNOWN_FAILURES = Path(__file__).parent / "known_failures.txt"
+
+
+def _known_failures() -> dict[str, str]:
+    out = {}
+    for line in KNOWN_FAILURES.read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            nodeid, _, why = line.partition(" # ")
+            out[nodeid.strip()] = why.strip()
+    return out
+
+
 def pytest_collection_modifyitems(config, items):
+    # Work still open (listed with its reason in tests/known_failures.txt): strict expected failures, so a fix
+    # makes the suite fail until its line is removed, and nothing listed can silently pass or be forgotten.
+    known = _known_failures()
+    for item in items:
+        if item.nodeid in known:
+            item.add_marker(pytest.mark.xfail(strict=True, reason=known[item.nodeid]))
     reason = _directml_reason()
     if reason is None:
         return

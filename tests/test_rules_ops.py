@@ -421,7 +421,7 @@ def test_element_wise_and_other_activations_need_no_check():
     # The generic 'same' rules (DataType, DimensionCount, Sizes) already cover every documented constraint.
     from dmlops.ops import module
 
-    for op in ["ELEMENT_WISE_ADD", "ELEMENT_WISE_ADD1", "ELEMENT_WISE_SUBTRACT", "ELEMENT_WISE_MULTIPLY",
+    for op in ["ELEMENT_WISE_ADD", "ELEMENT_WISE_SUBTRACT", "ELEMENT_WISE_MULTIPLY",
                "ELEMENT_WISE_DIVIDE", "ACTIVATION_RELU", "ACTIVATION_SIGMOID", "ACTIVATION_TANH",
                "ACTIVATION_LEAKY_RELU", "ACTIVATION_PARAMETERIZED_RELU"]:
         assert not hasattr(module(op), "check")
