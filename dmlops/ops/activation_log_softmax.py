@@ -3,32 +3,32 @@
 The same effective-rank rule as ACTIVATION_SOFTMAX (its docs state it identically), and the same
 axis: the docs' f(x_i) = ln(exp(x_i) / sum_j exp(x_j)) runs along the last dimension, and
 ACTIVATION_LOG_SOFTMAX1 with Axes {DimensionCount - 1} is documented as equivalent. Computed as
-x - max - ln(sum(exp(x - max))), which is ln(softmax) without its underflow to ln 0.
-ONNX LogSoftmax(axis=-1), torch.log_softmax(dim=-1).
+x - max - ln(max(sum(exp(x - max)), 1e-20)), which is ln(softmax) without its underflow to ln 0, with DirectML's
+NaN rules (ACTIVATION_SOFTMAX's docstring): ONNX LogSoftmax(axis=-1) and torch.log_softmax(dim=-1) but for NaN.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..sample import Sample, td
-from .activation_softmax import check, softmax
+from .activation_softmax import check, softmax, softmax_onnx, softmax_torch
 
 __all__ = ["check", "reference", "to_onnx", "to_torch", "SAMPLES"]
 
 
 def reference(desc, x):
-    """Log-softmax over the last axis, in float64."""
+    """Log-softmax over the last axis, in float32, as DirectML computes it."""
     return {"OutputTensor": softmax(x["InputTensor"], (-1,), log=True)}
 
 
 def to_onnx(desc, g, x):
-    """ONNX LogSoftmax(axis=-1)."""
-    return {"OutputTensor": g.node("LogSoftmax", [x["InputTensor"]], axis=-1)}
+    """DirectML's steps over the last axis (softmax_onnx)."""
+    return {"OutputTensor": softmax_onnx(g, x["InputTensor"], (-1,), log=True)}
 
 
 def to_torch(desc, torch, x):
-    """torch.log_softmax(dim=-1)."""
-    return {"OutputTensor": torch.log_softmax(x["InputTensor"], dim=-1)}
+    """DirectML's steps over the last axis (softmax_torch)."""
+    return {"OutputTensor": softmax_torch(torch, x["InputTensor"], (-1,), log=True)}
 
 
 def _samples():

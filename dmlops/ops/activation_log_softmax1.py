@@ -1,7 +1,8 @@
 """DML_OPERATOR_ACTIVATION_LOG_SOFTMAX1: log-softmax over the set of Axes taken together.
 
 The same Axes rule and the same groups as ACTIVATION_SOFTMAX1 (its docs state them identically):
-f(x) = x - max - ln(sum(exp(x - max))) over each group, ln(softmax) without its rounding. The
+f(x) = x - max - ln(max(sum(exp(x - max)), 1e-20)) over each group, ln(softmax) without its rounding, with
+DirectML's NaN rules (ACTIVATION_SOFTMAX's docstring; vector edge_inf_nan). The
 docs' three examples show hardmax outputs (0s and 1s, copied from the HARDMAX1 page), not
 log-softmax values; their text (Example 3: Axes {0, 2} reduce over both axes) is what is used here.
 """
@@ -14,17 +15,17 @@ __all__ = ["check", "reference", "to_onnx", "to_torch", "SAMPLES"]
 
 
 def reference(desc, x):
-    """Log-softmax over Axes together, in float64."""
+    """Log-softmax over Axes together, in float32, as DirectML computes it."""
     return {"OutputTensor": softmax(x["InputTensor"], tuple(desc.axes), log=True)}
 
 
 def to_onnx(desc, g, x):
-    """ONNX LogSoftmax(axis) for one axis, else the max-shifted composition."""
+    """DirectML's steps over Axes (softmax_onnx)."""
     return {"OutputTensor": softmax_onnx(g, x["InputTensor"], desc.axes, log=True)}
 
 
 def to_torch(desc, torch, x):
-    """torch.log_softmax for one axis, else the max-shifted composition."""
+    """DirectML's steps over Axes (softmax_torch)."""
     return {"OutputTensor": softmax_torch(torch, x["InputTensor"], desc.axes, log=True)}
 
 

@@ -12,6 +12,14 @@ this is softmax over the last axis: ONNX Softmax(axis=-1) from opset 13 and torc
 (ONNX Softmax before opset 13 flattened the dimensions from ``axis`` on; with effective rank <= 2
 that is the same.) The max is subtracted first, which changes nothing mathematically and keeps
 exp from overflowing.
+
+How DirectML computes the softmax family (its vectors: SOFTMAX1 / LOG_SOFTMAX1 edge_inf_nan), shared by
+ACTIVATION_SOFTMAX, SOFTMAX1, LOG_SOFTMAX and LOG_SOFTMAX1 in float32 (FLOAT16 too, rounded once at the end):
+m = max(x) with DirectML's max (NaN skipped), s = sum(exp(x - m)); softmax = exp(x - m) / s; log-softmax =
+(x - m) - ln(max(s, 1e-20)), where that max, too, turns a NaN sum into 1e-20. So a NaN in a group makes its
+softmax all NaN, but its log-softmax NaN only where x is NaN: [NaN, 0, -1] -> [NaN, 46.05, 45.05], and
+[inf, 0, 1] -> [NaN, -inf, -inf], where ONNX LogSoftmax and torch.log_softmax give NaN everywhere. Every lowering
+writes these steps (ew.float_max semantics) instead of the native Softmax / LogSoftmax.
 """
 from __future__ import annotations
 
@@ -19,7 +27,10 @@ import numpy as np
 
 from ..errors import Problem
 from ..sample import Sample, td
+from . import _elementwise as ew
 from ._shapes import effective_rank_problems
+
+LOG_FLOOR = 1e-20  # log-softmax takes ln(max(sum, 1e-20)) (LOG_SOFTMAX1 edge_inf_nan: 0 - ln(1e-20) = 46.0517)
 
 
 def check(desc, level) -> list[Problem]:
@@ -28,27 +39,66 @@ def check(desc, level) -> list[Problem]:
 
 
 def softmax(v: np.ndarray, axes: tuple[int, ...], log: bool = False) -> np.ndarray:
-    """(Log-)softmax of ``v`` in float64 over the set ``axes`` taken together (no axes: each element alone)."""
-    v = v.astype(np.float64)
-    with np.errstate(invalid="ignore"):  # a group of +inf or all -inf gives NaN, as the formula does
-        shifted = v - np.max(v, axis=axes, keepdims=True)
-        total = np.sum(np.exp(shifted), axis=axes, keepdims=True)
-        return shifted - np.log(total) if log else np.exp(shifted) / total
+    """(Log-)softmax of ``v`` in float32 over the set ``axes`` taken together (no axes: each element alone), as
+    DirectML computes it (see the module docstring)."""
+    v = v.astype(np.float32)
+    with np.errstate(invalid="ignore", over="ignore"):  # a group with +inf or all -inf gives NaN
+        m = np.max(np.where(np.isnan(v), np.float32(-np.inf), v), axis=axes, keepdims=True) if axes else v
+        shifted = v - m
+        e = np.exp(shifted)
+        total = np.sum(e, axis=axes, keepdims=True) if axes else e
+        if log:
+            return shifted - np.log(ew.float_max(total, np.float32(LOG_FLOOR)))
+        return e / total
+
+
+def softmax_onnx(g, v: str, axes, log: bool) -> str:
+    """:func:`softmax` in ONNX ops (ONNX Softmax/LogSoftmax and ReduceMax treat NaN otherwise)."""
+    axes = [int(a) for a in axes]
+    dtype = g.dtype(v)
+    c = lambda value: g.const(np.asarray(value, dtype))  # noqa: E731
+    if axes:
+        skip = g.node("Where", [g.node("IsNaN", [v], dtype=np.bool_), c(-np.inf), v], dtype=dtype)
+        m = g.node("ReduceMax", [skip, g.ints(axes)], keepdims=1)
+    else:
+        m = v  # groups of one element
+    shifted = g.node("Sub", [v, m])
+    e = g.node("Exp", [shifted])
+    total = g.node("ReduceSum", [e, g.ints(axes)], keepdims=1) if axes else e
+    if log:
+        return g.node("Sub", [shifted, g.node("Log", [ew.onnx_float_max(g, total, c(LOG_FLOOR))])])
+    return g.node("Div", [e, total])
+
+
+def softmax_torch(torch, v, axes, log: bool):
+    """:func:`softmax` in torch ops (torch.softmax/log_softmax and amax treat NaN otherwise)."""
+    axes = tuple(int(a) for a in axes)
+    if axes:  # torch reduces over every dimension when dim=() is given, so no axes is written out explicitly
+        m = torch.amax(torch.where(torch.isnan(v), torch.full_like(v, -np.inf), v), dim=axes, keepdim=True)
+    else:
+        m = v
+    shifted = v - m
+    e = torch.exp(shifted)
+    total = e.sum(dim=axes, keepdim=True) if axes else e
+    if log:
+        return shifted - torch.log(ew.torch_float_max(torch, total, torch.full((), LOG_FLOOR, dtype=total.dtype,
+                                                                               device=total.device)))
+    return e / total
 
 
 def reference(desc, x):
-    """Softmax over the last axis, in float64."""
+    """Softmax over the last axis, in float32, as DirectML computes it."""
     return {"OutputTensor": softmax(x["InputTensor"], (-1,))}
 
 
 def to_onnx(desc, g, x):
-    """ONNX Softmax(axis=-1)."""
-    return {"OutputTensor": g.node("Softmax", [x["InputTensor"]], axis=-1)}
+    """DirectML's steps over the last axis (softmax_onnx)."""
+    return {"OutputTensor": softmax_onnx(g, x["InputTensor"], (-1,), log=False)}
 
 
 def to_torch(desc, torch, x):
-    """torch.softmax(dim=-1)."""
-    return {"OutputTensor": torch.softmax(x["InputTensor"], dim=-1)}
+    """DirectML's steps over the last axis (softmax_torch)."""
+    return {"OutputTensor": softmax_torch(torch, x["InputTensor"], (-1,), log=False)}
 
 
 def _samples():

@@ -8,8 +8,8 @@ Math: "The axes along which to reduce the sum": every group of elements that dif
 Axes coordinates is normalized as one 1-D softmax (the LOG_SOFTMAX1 page's Example 3, Axes {0, 2},
 reduces over both axes at once). With Axes {DimensionCount - 1} it is ACTIVATION_SOFTMAX. The docs
 do not define an empty Axes list; dmlops reads it as groups of one element (output 1; NaN stays
-NaN). ONNX Softmax takes one axis only, so several axes are lowered as
-exp(x - ReduceMax) / ReduceSum(exp(x - ReduceMax)); one axis uses the native Softmax.
+NaN; DirectML's vector edge_axis_count_0 agrees). Every lowering writes DirectML's steps
+(exp(x - max) / sum(exp(x - max)) with its NaN rules: ACTIVATION_SOFTMAX's docstring), for one axis too.
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from ..errors import Problem
 from ..sample import Sample, td
 from ..validation import tensor
 from ._shapes import axes_problems
-from .activation_softmax import softmax
+from .activation_softmax import softmax, softmax_onnx, softmax_torch
 
 
 def check(desc, level) -> list[Problem]:
@@ -30,42 +30,17 @@ def check(desc, level) -> list[Problem]:
 
 
 def reference(desc, x):
-    """Softmax over Axes together, in float64."""
+    """Softmax over Axes together, in float32, as DirectML computes it."""
     return {"OutputTensor": softmax(x["InputTensor"], tuple(desc.axes))}
 
 
-def softmax_onnx(g, v: str, axes, log: bool) -> str:
-    """(Log-)softmax of ONNX value ``v`` over ``axes`` together (shared with ACTIVATION_LOG_SOFTMAX1)."""
-    axes = [int(a) for a in axes]
-    if len(axes) == 1:
-        return g.node("LogSoftmax" if log else "Softmax", [v], axis=axes[0])
-    # noop_with_empty_axes: with no axes each element is its own group (ReduceX(v) = v).
-    axes_input = g.ints(axes) if axes else None
-    shifted = g.node("Sub", [v, g.node("ReduceMax", [v, axes_input], keepdims=1, noop_with_empty_axes=1)])
-    e = g.node("Exp", [shifted])
-    total = g.node("ReduceSum", [e, axes_input], keepdims=1, noop_with_empty_axes=1)
-    return g.node("Sub", [shifted, g.node("Log", [total])]) if log else g.node("Div", [e, total])
-
-
-def softmax_torch(torch, v, axes, log: bool):
-    """(Log-)softmax of torch tensor ``v`` over ``axes`` together (shared with ACTIVATION_LOG_SOFTMAX1)."""
-    axes = tuple(int(a) for a in axes)
-    if len(axes) == 1:
-        return (torch.log_softmax if log else torch.softmax)(v, dim=axes[0])
-    # torch reduces over every dimension when dim=() is given, so no axes is written out explicitly.
-    shifted = v - (torch.amax(v, dim=axes, keepdim=True) if axes else v)
-    e = torch.exp(shifted)
-    total = e.sum(dim=axes, keepdim=True) if axes else e
-    return shifted - torch.log(total) if log else e / total
-
-
 def to_onnx(desc, g, x):
-    """ONNX Softmax(axis) for one axis, else the max-shifted composition."""
+    """DirectML's steps over Axes (softmax_onnx)."""
     return {"OutputTensor": softmax_onnx(g, x["InputTensor"], desc.axes, log=False)}
 
 
 def to_torch(desc, torch, x):
-    """torch.softmax for one axis, else the max-shifted composition."""
+    """DirectML's steps over Axes (softmax_torch)."""
     return {"OutputTensor": softmax_torch(torch, x["InputTensor"], desc.axes, log=False)}
 
 
