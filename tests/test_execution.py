@@ -325,12 +325,18 @@ def test_scale_bias_on_integers_is_computed_in_float64_then_truncated(backend):
 
 
 @pytest.mark.parametrize("backend", ["onnxruntime", "torch"])
-def test_float16_scale_bias_is_rounded_to_float16_before_the_operator(backend):
-    # 1000 * 1.001 = 1001.0 exactly in float16 (1001 is representable); in float32 it is 1000.99994, so CEIL
-    # gives 1002 unless the scaled input is rounded to FLOAT16 first, as the reference (and a FLOAT16 tensor) does.
+def test_float16_scale_bias_is_computed_in_float32_with_the_operator(backend):
+    # DirectML's vectors decide: a FLOAT16 operator computes ScaleBias and the operator in float32 and rounds once,
+    # toward zero, when it stores the result (ELEMENT_WISE_CLIP scale_bias_float16: 10 * 0.04998779 = 0.49987793
+    # stays below 0.5 and is stored as 0.49975586; rounding the scaled input to FLOAT16 first would give 0.5).
+    # So 1000 * 1.001 (Scale is a FLOAT: 1.00100005) = 1001.00006 in float32, and CEIL gives 1002.
     t = TensorDesc("FLOAT16", [3])
     desc = dmlops.ElementWiseCeil(input_tensor=t, output_tensor=t, scale_bias=dmlops.ScaleBias(1.001, 0))
     x = np.array([1000, 10, 3], np.float16)
     got = dmlops.run(desc, input_tensor=x, backend=backend)["OutputTensor"]
     np.testing.assert_array_equal(got, dmlops.run(desc, input_tensor=x, backend="reference")["OutputTensor"])
-    np.testing.assert_array_equal(got, [1001, 11, 4])
+    np.testing.assert_array_equal(got, [1002, 11, 4])
+    clip = dmlops.ElementWiseClip(input_tensor=t, output_tensor=t, scale_bias=dmlops.ScaleBias(10.0, 0), min=0.0,
+                                  max=1.0)
+    y = dmlops.run(clip, input_tensor=np.array([0.05, 0.25, -0.5], np.float16), backend=backend)["OutputTensor"]
+    np.testing.assert_array_equal(y, np.array([0.499755859375, 1, 0], np.float16))
