@@ -1,7 +1,9 @@
 """DML_OPERATOR_ELEMENT_WISE_IDENTITY: f(x) = x.
 
 With Strides it copies between layouts (transpose, broadcast); the framework reads the strided input and
-applies ScaleBias (x * Scale + Bias) before the operator.
+applies ScaleBias (x * Scale + Bias) before the operator. NaN payloads and -0.0 pass through bit-exactly, also
+through ScaleBias {1, 0} (DirectML's vectors: edge_neg_zero_scalebias_1_0): dmlops.lower adds a zero Bias not at
+all, since -0.0 + 0.0 would give +0.0.
 """
 from __future__ import annotations
 
