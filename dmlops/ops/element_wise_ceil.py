@@ -1,8 +1,8 @@
 """DML_OPERATOR_ELEMENT_WISE_CEIL: f(x) = ceil(x), the smallest integer >= x (ScaleBias applied first by the
 framework). ceil(-0.5) is -0, and ±inf and NaN pass through, as in IEEE 754 roundToIntegralTowardPositive.
 
-The samples avoid subnormal inputs: Direct3D may flush float32 subnormals to zero in shader arithmetic, so
-DirectML could give -0 where the formula gives 1 (ceil(1e-45)).
+Subnormal inputs are not flushed: DirectML gives ceil(2**-149) = 1 and ceil(-2**-149) = -0 (its vectors:
+edge_specials), as the formula does.
 """
 from __future__ import annotations
 

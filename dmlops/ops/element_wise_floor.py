@@ -1,8 +1,8 @@
 """DML_OPERATOR_ELEMENT_WISE_FLOOR: f(x) = floor(x), the largest integer <= x (ScaleBias applied first by the
 framework). floor(-0) is -0, and ±inf and NaN pass through, as in IEEE 754 roundToIntegralTowardNegative.
 
-The samples avoid subnormal inputs: Direct3D may flush float32 subnormals to zero in shader arithmetic, so
-DirectML could give -0 where the formula gives -1 (floor(-1e-45)).
+Subnormal inputs are not flushed: DirectML gives floor(-2**-149) = -1 and floor(2**-149) = 0 (its vectors:
+edge_specials), as the formula does.
 """
 from __future__ import annotations
 
