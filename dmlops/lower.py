@@ -10,7 +10,8 @@ An op module (dmlops/ops/<op>.py) provides::
 for tensor-array fields) as logical values. The result holds every output field by DML name; the
 caller rounds it to the declared data type. What is common to every operator lives here, once:
 ScaleBias (``Scale * input + Bias`` on the inputs before the operator, as the element-wise docs define it, in
-float32; POW's ExponentTensor too, and a zero Bias is not added, as DirectML's vectors show), FusedActivation
+float32; POW's ExponentTensor too, and a zero Bias is not added, as DirectML's vectors show; an integer tensor is
+scaled in float32 and converted back as CAST converts, which no vector covers), FusedActivation
 (applied to OutputTensor, as the fused-activation docs define it) and DirectML's FLOAT16 arithmetic: FLOAT16
 inputs are computed in float32 on every device and every FLOAT16 output is stored rounded toward zero
 (dmlops.ops._elementwise explains the vectors behind both).
