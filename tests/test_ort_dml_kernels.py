@@ -15,7 +15,7 @@ import pytest
 import dmlops
 from dmlops.backends import ort_dml_kernels
 from dmlops.backends.onnx_graph import IR_VERSION, OPSET
-from dmlops.backends.onnxruntime import build_model, refuse_unsupported_nodes
+from dmlops.backends.onnxruntime import build_model, dml_node_problems, refuse_unsupported_nodes
 from dmlops.graph import GraphDesc
 from dmlops.lower import runnable
 from dmlops.ops import module
@@ -102,15 +102,7 @@ def _sample_graphs():
 
 
 def _problems(graph) -> list[str]:
-    model = build_model(graph, upcast_float16=False)  # as for a dml device: FLOAT16 stays FLOAT16
-    float64 = any(td is not None and td.data_type.name == "FLOAT64"
-                  for node in graph.nodes for td in _tds(node))
-    return ort_dml_kernels.problems(model, float64=float64)
-
-
-def _tds(desc):
-    for value in desc.tensors().values():
-        yield from (value if isinstance(value, tuple) else (value,))
+    return dml_node_problems(graph, build_model(graph, upcast_float16=False))  # as for dml: FLOAT16 stays FLOAT16
 
 
 @pytest.mark.parametrize("samples", list(_sample_graphs()))

@@ -16,7 +16,7 @@ import torch
 
 import dmlops
 from dmlops.backends import torch as torch_backend
-from dmlops.backends.torch_directml_ops import LIST, recorder, registered, runs_on_directml
+from dmlops.backends.torch_directml_ops import LIST, MAX_RANK, recorder, registered, runs_on_directml
 from dmlops.graph import GraphDesc
 from dmlops.lower import runnable
 from dmlops.ops import module
@@ -72,15 +72,9 @@ def _dispatch_problems(graph, inputs: dict) -> list[str]:
     if torch.float64 in rec.dtypes and not float64:
         out.append("float64 intermediates")
     out += [f"{d} tensors" for d in sorted(map(str, rec.dtypes & BANNED))]
-    if rec.max_rank > torch_backend_max_rank():
+    if rec.max_rank > MAX_RANK:
         out.append(f"a tensor of {rec.max_rank} dimensions")
     return out
-
-
-def torch_backend_max_rank():
-    from dmlops.backends.torch_directml_ops import MAX_RANK
-
-    return MAX_RANK
 
 
 def _samples():

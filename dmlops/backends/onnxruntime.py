@@ -147,17 +147,22 @@ def build_model(graph, upcast_float16: bool):
     return g.model()
 
 
-def refuse_unsupported_nodes(graph, model) -> None:
-    """Raise if a node of ``model`` has no kernel in the DirectML provider (its CPU fallback is off, so session
-    creation would fail with ORT's own, less specific error). FLOAT64 nodes pass only when the graph itself has
-    FLOAT64 tensors (a device without FLOAT64 then refuses the descriptor itself)."""
-    from . import ort_dml_kernels
-
+def dml_node_problems(graph, model) -> list[str]:
+    """The nodes of ``model`` (built for ``graph``) that ONNX Runtime's DirectML provider has no kernel for. FLOAT64
+    nodes pass only when the graph itself has FLOAT64 tensors (a device without FLOAT64 then refuses the
+    descriptor itself)."""
     from ..graph import slots
+    from . import ort_dml_kernels
 
     float64 = any(td is not None and td.data_type.name == "FLOAT64"
                   for node in graph.nodes for kind in ("input", "output") for _, td in slots(node, kind))
-    found = ort_dml_kernels.problems(model, float64=float64)
+    return ort_dml_kernels.problems(model, float64=float64)
+
+
+def refuse_unsupported_nodes(graph, model) -> None:
+    """Raise if a node of ``model`` has no kernel in the DirectML provider (its CPU fallback is off, so session
+    creation would fail with ORT's own, less specific error)."""
+    found = dml_node_problems(graph, model)
     if found:
         label = graph.nodes[0].OPERATOR_TYPE if len(graph.nodes) == 1 else f"GRAPH ({len(graph.nodes)} nodes)"
         raise DmlOpsError(f"{label}: its ONNX model has {len(found)} node(s) that ONNX Runtime's DirectML provider "
