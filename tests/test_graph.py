@@ -71,8 +71,11 @@ def test_the_graph_is_one_onnx_model_and_one_torch_function():
     model = dmlops.compile(graph, "onnxruntime").model
     assert [i.name for i in model.graph.input] == ["x"]
     assert [o.name for o in model.graph.output] == ["grad", "sig"]
-    ops = [n.op_type for n in model.graph.node]
-    assert {"Relu", "Sigmoid", "Tanh", "Where"} <= set(ops)
+    # Exactly the five nodes' own lowerings, joined: no other op kind is added for the graph.
+    ops = {n.op_type for n in model.graph.node}
+    alone = {n.op_type for node in graph.nodes for n in dmlops.compile(node, "onnxruntime").model.graph.node}
+    assert ops == alone and {"Tanh", "Exp", "Where"} <= ops
+    assert sum(n.op_type == "Tanh" for n in model.graph.node) == 1  # one TANH node, lowered once
     runner = dmlops.compile(graph, "torch")._runner
     assert callable(runner.function)
 

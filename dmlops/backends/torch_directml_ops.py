@@ -29,6 +29,18 @@ def registered() -> frozenset[str]:
     return frozenset(line.strip() for line in lines if line.strip() and not line.startswith("#"))
 
 
+def _listed(base: str, overload: str) -> bool:
+    have = registered()
+    return f"{base}.{overload}" in have or (overload in ("", "default") and base in have)
+
+
+def registers(func) -> bool:
+    """Whether torch-directml registers a kernel of its own for the aten overload ``func`` (``convolution.default``
+    is listed as ``convolution``)."""
+    schema = func._schema
+    return _listed(schema.name.removeprefix("aten::"), schema.overload_name)
+
+
 def _inputs(schema) -> list[tuple[str, str]]:
     return [(a.name, str(a.type)) for a in schema.arguments if not a.is_out]
 
@@ -41,12 +53,7 @@ def runs_on_directml(func) -> bool:
 
     schema = func._schema
     name = schema.name.removeprefix("aten::")
-    have = registered()
-
-    def listed(base: str, overload: str) -> bool:
-        return f"{base}.{overload}" in have or (overload in ("", "default") and base in have)
-
-    if listed(name, schema.overload_name):
+    if registers(func):
         return True
     qualified = f"{schema.name}.{schema.overload_name}" if schema.overload_name else schema.name
     if any(torch._C._dispatch_has_kernel_for_dispatch_key(qualified, key)
@@ -59,7 +66,7 @@ def runs_on_directml(func) -> bool:
     want = _inputs(schema)
     for other in packet.overloads():
         s = getattr(packet, other)._schema
-        if any(a.is_out for a in s.arguments) and _inputs(s) == want and listed(base, other):
+        if any(a.is_out for a in s.arguments) and _inputs(s) == want and _listed(base, other):
             return True
     return False
 
@@ -86,7 +93,7 @@ def descriptor_problems(graph) -> list[str]:
     return out
 
 
-__all__ = ["registered", "runs_on_directml", "descriptor_problems", "FALLBACK", "MAX_RANK", "UNSUPPORTED"]
+__all__ = ["registered", "registers", "runs_on_directml", "descriptor_problems", "FALLBACK", "MAX_RANK", "UNSUPPORTED"]
 
 
 def recorder():
@@ -118,8 +125,7 @@ def recorder():
             self._note((args, kwargs))
             name = func._schema.name
             qualified = f"{name}.{func._schema.overload_name}" if func._schema.overload_name else name
-            listed = f"{name.removeprefix('aten::')}.{func._schema.overload_name}" in registered()
-            if not listed and torch._C._dispatch_has_kernel_for_dispatch_key(qualified, "CompositeExplicitAutograd"):
+            if not registers(func) and torch._C._dispatch_has_kernel_for_dispatch_key(qualified, "CompositeExplicitAutograd"):
                 with self:
                     out = func._op_dk(explicit, *args, **kwargs)
             else:

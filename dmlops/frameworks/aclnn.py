@@ -231,8 +231,10 @@ def binary_cross_entropy_backward(grad_output, self, target, weight=None, reduct
 
     * dtypes promote: out is float16 only when all four are float16, else float32 (aclnn promotes to the common
       type; its ``out`` argument takes the promoted type here). FLOAT16 is computed in FLOAT32 (CAST in, CAST
-      out), as Ascend's kernel does where vmul supports float32, so ±1e12 at self = 0 or 1 overflows to ±inf
-      on the way back, and self = 0, target = 0 gives 0, where PyTorch's own float16 CPU kernel gives NaN.
+      out), as Ascend's kernel does where vmul supports float32, so self = 0, target = 0 gives 0, where PyTorch's
+      own float16 CPU kernel gives NaN. The result is stored as DirectML stores FLOAT16: DirectML's vectors round
+      toward zero, so ±1e12 at self = 0 or 1 comes back as ±65504 (Ascend's round-to-nearest cast gives ±inf) and
+      other values may be one float16 ulp nearer zero than Ascend's.
     * The clamp is on the denominator only; the forward's -100 log clamp is not used (nor by PyTorch).
     * bfloat16 raises (DirectML has no bfloat16). Empty self returns an empty array and builds no graph
       (aclnn also skips the shape checks then). Mean divides by numel(self), not by the broadcast operands'.
