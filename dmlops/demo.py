@@ -12,6 +12,7 @@ import numpy as np
 
 import dmlops
 from dmlops import GraphBuilder, ScaleBias, TensorDesc
+from dmlops.errors import DmlOpsError
 
 # Operators whose SAMPLES the table runs: the two DirectML seeds, then what the training loop uses.
 TABLE_OPS = ["ACTIVATION_RELU_GRAD", "GRU", "GEMM", "ACTIVATION_RELU", "ACTIVATION_SIGMOID", "ELEMENT_WISE_SUBTRACT",
@@ -45,6 +46,15 @@ def bad_gru():
                       linear_before_reset=False)
 
 
+def refused(out, prefix: str, device: str, error: DmlOpsError) -> bool:
+    """Print a row for a backend and device that refused a graph before running it; return whether that is expected:
+    a DirectML device refuses what it cannot run faithfully (for example torch-directml and UINT32 tensors), while a
+    refusal anywhere else is a failure of the demo."""
+    expected = device.startswith("dml")
+    out(f"{prefix} refused{'' if expected else ' (FAIL)'}: {error}")
+    return expected
+
+
 def max_error(got, want) -> float:
     """Largest absolute difference over every output (NaN where both are NaN counts as equal)."""
     worst = 0.0
@@ -74,8 +84,12 @@ def table(out) -> bool:
         for backend in ("reference", "onnxruntime", "torch"):
             for device in devices(backend):
                 worst, passed, seconds = 0.0, True, 0.0
-                for s, want in zip(samples, wants):
-                    op = dmlops.compile(s.desc, backend, device=device)
+                try:
+                    ops = [dmlops.compile(s.desc, backend, device=device) for s in samples]
+                except DmlOpsError as e:
+                    ok &= refused(out, f"{op_type:<22} {backend:<12} {device:<7}", device, e)
+                    continue
+                for op, s, want in zip(ops, samples, wants):
                     op(s.inputs)  # the first call warms the session up; time the second
                     t = time.perf_counter()
                     got = op(s.inputs)

@@ -68,10 +68,36 @@ def test_demo_runs_checks_everything_and_the_loss_falls():
     assert all(r.split()[5] == "ok" for r in rows)
     # Section 4: every adapter case on all three backends, each within its tolerance of PyTorch.
     adapters = [l for l in lines if "max error vs PyTorch" in l]
-    assert len(adapters) == 3 * len([l for l in lines if l.startswith(("  aclnn.", "  tensorflow."))]) == 9
+    places = sum(len(demo.devices(b)) for b in ("reference", "onnxruntime", "torch"))  # 3 here; more with a GPU
+    assert len(adapters) == places * len([l for l in lines if l.startswith(("  aclnn.", "  tensorflow."))])
+    assert len(adapters) == 3 * places
     assert all(l.rstrip().endswith("ok") for l in adapters)
     assert "1 DirectML node (BATCH_NORMALIZATION_TRAINING_GRAD); valid from DML_FEATURE_LEVEL_4_1" in text
     assert text.rstrip().splitlines()[-1].startswith("all checks passed")
+
+
+def test_a_directml_device_that_refuses_a_graph_is_a_row_not_a_crash(monkeypatch):
+    """torch-directml refuses UINT32 tensors (ADAM's step, GRU's SequenceLengths) at compile time; on a Windows
+    machine the demo prints that refusal as the row and goes on. Simulated: a fake "dml" torch device refuses."""
+    import dmlops
+
+    real_compile = dmlops.compile
+
+    def compile_(desc, backend, device=None, **kw):
+        if device == "dml":
+            raise dmlops.DmlOpsError("torch-directml cannot run this safely: simulated")
+        return real_compile(desc, backend, device=device, **kw)
+
+    real_devices = demo.devices
+    monkeypatch.setattr(demo, "devices", lambda b: ["dml"] + real_devices(b) if b == "torch" else real_devices(b))
+    monkeypatch.setattr(dmlops, "compile", compile_)
+    lines = []
+    assert demo.table(lines.append)
+    assert "ADAM_OPTIMIZER         torch        dml     refused: torch-directml cannot run this safely: simulated" in lines
+    assert any(l.startswith("ADAM_OPTIMIZER         torch        cpu ") and l.split()[5] == "ok" for l in lines)
+    # Anywhere else a refusal is a failure of the demo, said on its row.
+    assert not demo.refused(lines.append, "GRU onnxruntime cpu", "cpu", dmlops.DmlOpsError("x"))
+    assert lines[-1] == "GRU onnxruntime cpu refused (FAIL): x"
 
 
 def test_demo_command_rejects_bad_arguments_without_a_traceback():
