@@ -19,6 +19,9 @@ from .types import DataType, DmlEnum, FeatureLevel, TensorDesc
 # the recurrent operators' activation lists follow the same convention).
 FUSED = "a fused activation"
 ACTIVATION_LIST = "an activation in ActivationDescs"
+# dml-fused-activations: ELEMENT_WISE_CLIP is fusable "for Convolution and GEMM only"; DirectML refuses it on ADD1
+# (its vectors: element_wise_add1 fused_clip), and the other fusing operators are held to the same rule.
+CLIP_FUSES_INTO = ("CONVOLUTION", "GEMM")
 
 
 def problems(desc: OperatorDesc, feature_level) -> list[Problem]:
@@ -107,6 +110,9 @@ def _nested(parent: str, field: str, child: OperatorDesc, level: FeatureLevel, u
     if usage == FUSED and not cs.fusable_activation:
         fusable = ", ".join(n for n, x in _schema.all_schemas().items() if x.fusable_activation)
         out.append(Problem(parent, field, "fusable", f"{cs.operator_type} cannot be a fused activation (fusable: {fusable})."))
+    if usage == FUSED and cs.operator_type == "ELEMENT_WISE_CLIP" and parent not in CLIP_FUSES_INTO:
+        out.append(Problem(parent, field, "fusable", f"ELEMENT_WISE_CLIP cannot be fused into {parent}; it is a fused "
+                                                     f"activation of {' and '.join(CLIP_FUSES_INTO)} only."))
     if usage == ACTIVATION_LIST and not cs.operator_type.startswith("ACTIVATION_"):
         out.append(Problem(parent, field, "activation", f"{cs.operator_type} is not an activation operator."))
     for p in _problems(child, level, nested=usage):

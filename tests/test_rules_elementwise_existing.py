@@ -58,11 +58,11 @@ def test_clip_stays_fusable_into_gemm():
 def test_a_clip_with_tensors_is_refused_for_both_reasons():
     clip = dmlops.ElementWiseClip(input_tensor=t(2, 3), output_tensor=t(2, 3), min=0.0, max=1.0)
     assert messages(add1(clip)) == [
+        CLIP_IN_ADD1,
         "ELEMENT_WISE_ADD1.FusedActivation.InputTensor: must be null when ELEMENT_WISE_CLIP is used as a fused "
         "activation.",
         "ELEMENT_WISE_ADD1.FusedActivation.OutputTensor: must be null when ELEMENT_WISE_CLIP is used as a fused "
         "activation.",
-        CLIP_IN_ADD1,
     ]
 
 

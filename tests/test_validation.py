@@ -111,3 +111,36 @@ def test_element_wise_binary_shape_relations(op):
     assert messages(bad) == [
         f"{op}: ATensor, BTensor and OutputTensor must have the same DimensionCount; got 2, 2 and 1.",
         f"{op}: ATensor, BTensor and OutputTensor must have the same Sizes; got [2, 3], [2, 3] and [6]."]
+
+
+def _mvn(op_cls):
+    x = T("FLOAT32", [1, 2, 3, 4])
+    if op_cls is dmlops.MeanVarianceNormalization:
+        return op_cls(input_tensor=x, output_tensor=x, cross_channel=False, normalize_variance=True, epsilon=1e-5)
+    return op_cls(input_tensor=x, output_tensor=x, axes=(2, 3), normalize_variance=True, epsilon=1e-5)
+
+
+def _fusing_descs():
+    from dmlops.ops import module
+
+    for op in ("BATCH_NORMALIZATION", "BATCH_NORMALIZATION_TRAINING", "CONVOLUTION", "GEMM", "ELEMENT_WISE_ADD1"):
+        yield module(op).SAMPLES[0].desc
+    yield _mvn(dmlops.MeanVarianceNormalization)
+    yield _mvn(dmlops.MeanVarianceNormalization1)
+
+
+@pytest.mark.parametrize("desc", list(_fusing_descs()), ids=lambda d: d.OPERATOR_TYPE)
+def test_clip_is_a_fused_activation_of_convolution_and_gemm_only(desc):
+    """dml-fused-activations: ELEMENT_WISE_CLIP fuses "for Convolution and GEMM only" (DirectML refuses it on ADD1,
+    its vectors' fused_clip case); every other operator with a FusedActivation refuses it with the same words."""
+    from dataclasses import replace
+
+    op = desc.OPERATOR_TYPE
+    assert messages(desc) == []
+    clipped = replace(desc, fused_activation=dmlops.ElementWiseClip(min=-1.0, max=1.0))
+    if op in ("CONVOLUTION", "GEMM"):
+        assert messages(clipped) == []
+    else:
+        assert messages(clipped) == [f"{op}.FusedActivation: ELEMENT_WISE_CLIP cannot be fused into {op}; it is a "
+                                     "fused activation of CONVOLUTION and GEMM only."]
+    assert messages(replace(desc, fused_activation=dmlops.ActivationRelu())) == []

@@ -2,29 +2,16 @@
 
 The addition is ELEMENT_WISE_ADD's; the framework (dmlops.lower) applies FusedActivation to OutputTensor.
 ADD1 declares FLOAT32 and FLOAT16 only. ELEMENT_WISE_CLIP is a fusable activation "for Convolution and GEMM only"
-(dml-fused-activations), and DirectML refuses it here (its vectors: fused_clip): check() says so.
+(dml-fused-activations), and DirectML refuses it here (its vectors: fused_clip): dmlops.validation says so for
+every fusing operator.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..errors import Problem
 from ..sample import Sample
 from . import _elementwise as ew
 from . import element_wise_add as _add
-
-CLIP_FUSES_INTO = ("CONVOLUTION", "GEMM")
-
-
-def check(desc, level) -> list[Problem]:
-    """FusedActivation is not ELEMENT_WISE_CLIP (fusable into CONVOLUTION and GEMM only)."""
-    act = getattr(desc, "fused_activation", None)
-    if act is not None and act.OPERATOR_TYPE == "ELEMENT_WISE_CLIP":
-        return [Problem(desc.OPERATOR_TYPE, "FusedActivation", "fusable",
-                        f"ELEMENT_WISE_CLIP cannot be fused into {desc.OPERATOR_TYPE}; it is a fused activation of "
-                        f"{' and '.join(CLIP_FUSES_INTO)} only.")]
-    return []
-
 
 def reference(desc, x):
     """a + b in float64 (FusedActivation is applied by the framework)."""
