@@ -74,3 +74,15 @@ def test_the_vectors_agree(case):
         assert found == [CLIP_IN_ADD1]
     else:
         assert found == []
+
+
+@pytest.mark.parametrize("level,exponent,want", [
+    ("2.1", "FLOAT16", ["ELEMENT_WISE_POW.ExponentTensor: DataType FLOAT16 differs from InputTensor's FLOAT32; until "
+                        "DML_FEATURE_LEVEL_3_0 ExponentTensor must match the type of InputTensor."]),
+    ("2.1", "FLOAT32", []),
+    ("3.0", "FLOAT16", []),  # mixed types from 3.0 ("Until DML_FEATURE_LEVEL_3_0, ...")
+])
+def test_pow_exponent_type_matches_the_input_below_3_0(level, exponent, want):
+    pow_ = dmlops.ElementWisePow(input_tensor=t(1, 1, 2, 3), exponent_tensor=t(1, 1, 2, 3, dt=exponent),
+                                 output_tensor=t(1, 1, 2, 3))
+    assert messages(pow_, level) == want

@@ -152,9 +152,17 @@ def render_ops_index() -> str:
 
 
 def _has(module: str, name: str) -> bool:
-    """Whether dmlops/ops/<module>.py defines a top-level function ``name`` (read, not imported)."""
+    """Whether dmlops/ops/<module>.py has a top-level ``name``: a function it defines, a name it imports from another
+    module (``from .activation_softmax1 import check``) or assigns (read, not imported)."""
     tree = ast.parse((ROOT / "dmlops" / "ops" / f"{module}.py").read_text(encoding="utf-8"))
-    return any(isinstance(n, ast.FunctionDef) and n.name == name for n in tree.body)
+    for n in tree.body:
+        if isinstance(n, ast.FunctionDef) and n.name == name:
+            return True
+        if isinstance(n, ast.ImportFrom) and any((a.asname or a.name) == name for a in n.names):
+            return True
+        if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in n.targets):
+            return True
+    return False
 
 
 def render_operators_md() -> str:

@@ -1,7 +1,8 @@
 """DML_OPERATOR_ELEMENT_WISE_POW: f(input, exponent) = pow(input, exponent).
 
 "Negative bases are supported for exponents with integral values ... otherwise this operator returns NaN."
-ExponentTensor may have another DataType than InputTensor (from DML_FEATURE_LEVEL_3_0).
+ExponentTensor may have another DataType than InputTensor from DML_FEATURE_LEVEL_3_0; "until
+DML_FEATURE_LEVEL_3_0, ExponentTensor must match the type of InputTensor" (check()).
 
 * Floats: DirectML computes exp2(exponent * log2|input|) in float32, with the sign of a negative input for odd
   integral exponents (ew.pow_directml; DirectML's vectors: basic, edge_pow_domain). Unlike IEEE pow (ONNX Pow,
@@ -19,9 +20,23 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import Problem
 from ..sample import Sample, td
-from ..types import ScaleBias
+from ..types import FeatureLevel, ScaleBias
+from ..validation import tensor
 from . import _elementwise as ew
+
+MIXED_TYPES_SINCE = FeatureLevel.parse("3.0")
+
+
+def check(desc, level) -> list[Problem]:
+    """Below DML_FEATURE_LEVEL_3_0, ExponentTensor has InputTensor's DataType."""
+    x, e = tensor(desc, "InputTensor"), tensor(desc, "ExponentTensor")
+    if x is None or e is None or level >= MIXED_TYPES_SINCE or x.data_type == e.data_type:
+        return []
+    return [Problem(desc.OPERATOR_TYPE, "ExponentTensor", "same",
+                    f"DataType {e.data_type.name} differs from InputTensor's {x.data_type.name}; until "
+                    f"{MIXED_TYPES_SINCE.dml_name} ExponentTensor must match the type of InputTensor.")]
 
 
 def reference(desc, x):
