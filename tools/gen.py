@@ -173,7 +173,8 @@ def render_operators_md() -> str:
            "first tensor at the newest feature level (all tensors: `dmlops describe OP`). *Shape rules*: every shape\n"
            "relation of the operator's DirectML page is checked by `dmlops.validate`, either by a hand-written `check()`\n"
            "(`dmlops/ops/`) or, where the page states only that tensors have the same Sizes / DataType, by the\n"
-           "descriptor's generic rules. *Runs*: the backends that execute it (reference, onnxruntime, torch).\n\n",
+           "descriptor's generic rules (tests/test_shape_rules_coverage.py reads each \"generic\" page and fails on any\n"
+           "other rule). *Runs*: the backends that execute it (reference, onnxruntime, torch).\n\n",
            "| operator | introduced | ranks | data types | in-place | fused activation | shape rules | runs |\n",
            "|---|---|---|---|---|---|---|---|\n"]
     for s in schemas.values():
