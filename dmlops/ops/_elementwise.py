@@ -8,6 +8,10 @@
   up (CAST edge_int32_to_float16_ties_overflow, edge_float32_to_float16_overflow_ties_subnormal; every FLOAT16
   case of the element-wise, activation and reduce operators agrees). dmlops.lower applies
   :func:`float16_toward_zero` to every FLOAT16 output on every backend and device, once, at the end.
+  A decision, not a certainty: the vectors come from a CPU device (D3D12 over Vulkan), whose float16 conversion
+  may be its own (Vulkan leaves the rounding of a narrowing conversion to the implementation); a GPU may round to
+  nearest and give ±inf for overflow. ±inf computed in float32 (1 / 0, log 0) stays ±inf, as the vectors show.
+  DirectML's answers are the project's judge, so dmlops follows them until a GPU's answers say otherwise.
 * NaN and signed zeros in min/max (DirectML's vectors: ELEMENT_WISE_MAX/MIN edge_nan_signed_zero, ACTIVATION_RELU,
   CLIP, THRESHOLD, HARD_SIGMOID): min and max return the non-NaN operand, as D3D requires, unlike NaN-propagating
   ONNX Max/Min and torch.maximum/minimum. Between equal operands FLOAT32 returns the second (so max(+0, -0) is -0),
