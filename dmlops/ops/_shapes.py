@@ -49,7 +49,7 @@ def axes_problems(op: str, axes, rank: int | None, tensor_field: str = "InputTen
     if require_one and not axes:
         out.append(Problem(op, "Axes", "axes", "is empty (AxisCount 0); at least one axis is required."))
     if rank is not None:
-        for a in axes:
+        for a in dict.fromkeys(axes):  # an out-of-range axis listed twice is said once (and as repeated below)
             if a >= rank:
                 out.append(Problem(op, "Axes", "axes", f"axis {a} is out of range for a {rank}-dimensional "
                                                        f"{tensor_field} (allowed: 0 to {rank - 1})."))

@@ -22,21 +22,12 @@ from ..errors import Problem
 from ..sample import Sample, td
 from ..validation import tensor
 from . import _elementwise as ew
+from ._layout import count_problems
 
 INT64_MIN = -(2**63)  # ONNX Slice: an end that runs past the first element when stepping backwards
 
 
 # ----------------------------------------------------------------------------------------------- rules
-def rank_problem(desc, arrays: tuple[str, ...], count: int, rank: int) -> Problem | None:
-    """DimensionCount (the common length of ``arrays``) must equal InputTensor's DimensionCount."""
-    if count == rank:
-        return None
-    names = ", ".join(arrays[:-1]) + " and " + arrays[-1]
-    return Problem(desc.OPERATOR_TYPE, "DimensionCount", "dimension_count",
-                   f"{count} (the length of {names}) does not match InputTensor's DimensionCount {rank}; "
-                   "they must be equal.")
-
-
 def check(desc, level) -> list[Problem]:
     """Strides >= 1; DimensionCount = InputTensor's; Sizes = OutputTensor.Sizes; every read inside InputTensor."""
     op = desc.OPERATOR_TYPE
@@ -46,9 +37,9 @@ def check(desc, level) -> list[Problem]:
     lengths = {len(desc.offsets), len(desc.sizes), len(desc.strides)}
     if x is None or len(lengths) > 1:
         return out  # the generic validator reports arrays of different lengths
-    p = rank_problem(desc, ("Offsets", "Sizes", "Strides"), lengths.pop(), x.dimension_count)
+    p = count_problems(desc, "DimensionCount", ("Offsets", "Sizes", "Strides"), lengths.pop(), x.dimension_count)
     if p:
-        return out + [p]
+        return out + p
     if y is not None and y.dimension_count == x.dimension_count and list(y.sizes) != list(desc.sizes):
         out.append(Problem(op, "OutputTensor", "shape",
                            f"Sizes {list(y.sizes)} do not match the slice's Sizes {list(desc.sizes)}; "

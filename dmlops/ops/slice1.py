@@ -22,7 +22,8 @@ from ..errors import Problem
 from ..sample import Sample, td
 from ..validation import tensor
 from . import _elementwise as ew
-from .slice import DOCS_INPUT, EXACT, onnx_window, rank_problem, reference_window, torch_window
+from ._layout import count_problems
+from .slice import DOCS_INPUT, EXACT, onnx_window, reference_window, torch_window
 
 ARRAYS = ("InputWindowOffsets", "InputWindowSizes", "InputWindowStrides")
 
@@ -46,9 +47,9 @@ def check(desc, level) -> list[Problem]:
     lengths = {len(offsets), len(sizes), len(strides)}
     if x is None or len(lengths) > 1:
         return out  # the generic validator reports arrays of different lengths
-    p = rank_problem(desc, ARRAYS, lengths.pop(), x.dimension_count)
+    p = count_problems(desc, "DimensionCount", ARRAYS, lengths.pop(), x.dimension_count)
     if p:
-        return out + [p]
+        return out + p
     for i, (n, offset, size) in enumerate(zip(x.sizes, offsets, sizes)):
         if offset + size > n:
             out.append(Problem(op, None, "bounds",
