@@ -6,6 +6,9 @@
                                                      exit 0 when valid, 1 with every problem listed
     dmlops demo [--steps N]                          seed operators on every backend and device, checked
                                                      against the reference; then a small training run
+    dmlops selftest [--path B[:D]] [--op OP] [--json FILE]
+                                                     every DirectML path here against the reference and
+                                                     DirectML's answers; exit 1 on a mismatch
 
 Bad input (unknown operator, malformed file, bad feature level) prints a one-line error and exits 2;
 no traceback is shown.
@@ -159,7 +162,23 @@ def build_parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="run the seed operators on every backend and device, then train a classifier")
     demo.add_argument("--steps", type=_positive, default=60, help="training steps (default 60)")
     demo.set_defaults(func=cmd_demo)
+
+    st = sub.add_parser("selftest", help="check every DirectML path here against the reference and DirectML's answers",
+                        description="Run every runnable operator's samples and DirectML's own answers on each DirectML "
+                                    "path present (onnxruntime with the DML provider, torch-directml). Exit 0 when all "
+                                    "agree, 1 on a mismatch or error, 2 when there is no path to check.")
+    st.add_argument("--path", action="append", metavar="BACKEND[:DEVICE]",
+                    help="check this path instead of the DirectML paths found (repeatable), e.g. onnxruntime:cpu")
+    st.add_argument("--op", action="append", metavar="OP", help="only this operator type (repeatable)")
+    st.add_argument("--json", metavar="FILE", dest="json_file", help="also write a JSON report for bug reports")
+    st.set_defaults(func=cmd_selftest)
     return p
+
+
+def cmd_selftest(args) -> int:
+    from .selftest import main as selftest_main
+
+    return selftest_main(args.path, args.op, args.json_file, out=lambda line: print(line, flush=True))
 
 
 def main(argv=None) -> int:

@@ -1,19 +1,22 @@
-"""DirectML's own answers judge the validator and every backend (tests/data/directml_vectors/).
+"""DirectML's own answers judge the validator and every backend (dmlops/data/directml_vectors/).
 
 * every case DirectML ran is valid at its feature level (6.2), and every descriptor DirectML refused is refused by
   ``dmlops.problems`` (FLOAT64 refusals are the vectors' device lacking FLOAT64, not a descriptor defect);
 * every backend (reference, onnxruntime, torch) reproduces DirectML's outputs for every runnable operator, exactly
-  unless tests/vector_tolerances.py gives a bound and its reason.
+  unless dmlops/vector_tolerances.py gives a bound and its reason.
 """
 import filecmp
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import dmlops
 from dmlops.lower import runnable
-from tests.directml_vectors import DATA, LEVEL, SHARED, cases, mismatches
-from tests.vector_tolerances import tolerance
+from dmlops.vector_tolerances import tolerance
+from dmlops.vectors import DATA, LEVEL, cases, mismatches
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "reference" / "directml_vectors"
 
 # Vector cases whose descriptor is not the operator's struct (the generator wrote ELEMENT_WISE_POW with the
 # ATensor/BTensor fields of a binary operator): dmlops must refuse to load them, naming the field.
@@ -30,7 +33,7 @@ EXECUTED = [c for c in RAN if c.op in RUNNABLE]
 
 
 @pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/reference/directml_vectors is not present")
-def test_the_copy_in_tests_is_verbatim():
+def test_the_packaged_copy_is_verbatim():
     names = sorted(p.name for p in SHARED.iterdir())
     assert names == sorted(p.name for p in DATA.iterdir())
     match, mismatch, errors = filecmp.cmpfiles(SHARED, DATA, names, shallow=False)

@@ -8,7 +8,7 @@ Convolution and GEMM only". Each case asserts the complete list of messages.
 import pytest
 
 import dmlops
-from tests.directml_vectors import cases
+from dmlops.vectors import cases
 
 LEVEL = "6.2"
 

@@ -14,7 +14,7 @@ import dmlops
 from tests.rules_common import assert_missing_tensors_never_raise, assert_wrong_ranks_never_raise, replace_tensor
 from dmlops.descs import CLASSES
 from dmlops.ops import MODULES, module
-from tests.directml_vectors import cases
+from dmlops.vectors import cases
 
 
 def t(*sizes, dt="FLOAT32"):

@@ -2,7 +2,7 @@
 (dmlops/ops/<op>.py check hooks, shared helpers in dmlops/ops/_layout.py).
 
 For each operator: valid descriptors (the docs pages' own examples where they have them, and shapes DirectML ran
-in tests/data/directml_vectors) give no problem, and each documented relation, broken, gives the complete list of
+in dmlops/data/directml_vectors) give no problem, and each documented relation, broken, gives the complete list of
 messages (which also proves that the generic validator and the hook do not report the same thing twice).
 """
 

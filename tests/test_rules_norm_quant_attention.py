@@ -11,7 +11,7 @@ import pytest
 import dmlops
 from tests.rules_common import assert_missing_tensors_never_raise, assert_wrong_ranks_never_raise
 from dmlops.ops import MODULES, module
-from tests import directml_vectors as V
+from dmlops import vectors as V
 
 
 def t(*sizes, dt="FLOAT32", strides=None):

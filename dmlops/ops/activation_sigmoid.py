@@ -2,7 +2,7 @@
 
 The ONNX lowering writes the formula: ONNX Runtime's Sigmoid kernel is an approximation off by up to 6e-6
 relative (DirectML's vectors: ACTIVATION_SWISH default_scale). Results below the float32 normal range come back
-from DirectML as 0 (sigmoid(-100) = 0, vector basic): tests/vector_tolerances.py allows that.
+from DirectML as 0 (sigmoid(-100) = 0, vector basic): dmlops/vector_tolerances.py allows that.
 """
 from __future__ import annotations
 

@@ -23,7 +23,7 @@ Floats, from DirectML's vectors (edge_*_ties_nan_inf): MIN and MAX skip NaN (NaN
 as DirectML's min/max return the non-NaN operand, where ONNX ReduceMin/Max and torch.amin/amax propagate NaN;
 between zeros MAX gives +0 and MIN -0. ARGMAX and ARGMIN treat NaN as the extreme (the first NaN's index), as
 NumPy, ONNX and torch do. Sums accumulate in float32 in DirectML's own (parallel) order, which dmlops does not
-reproduce: tests/vector_tolerances.py bounds the difference for the 40-element cases.
+reproduce: dmlops/vector_tolerances.py bounds the difference for the 40-element cases.
 """
 from __future__ import annotations
 

@@ -1,12 +1,10 @@
-"""DirectML's own answers (tests/data/directml_vectors/, a verbatim copy of ../shared/reference/directml_vectors/):
-loading the cases and comparing a backend's outputs with them.
+"""DirectML's own answers (dmlops/data/directml_vectors/, a verbatim copy of the project's reference vectors): loading
+the cases and comparing outputs with them. ``dmlops selftest`` and the test suite use them.
 
 A case is a descriptor, its inputs, and either the outputs DirectML computed or the fact that DirectML refused
 the descriptor (``rejected``). The README beside the data gives the format and the provenance (DirectML from the
 torch-directml 0.2.5.dev240914 Linux wheel on a CPU device, DML_FEATURE_LEVEL_6_2, no FLOAT64).
-
-Run ``python -m tests.directml_vectors [OP ...]`` for a report of every case against the validator and the three
-backends (the test suite asserts the same things in tests/test_directml_vectors.py).
+How closely each operator must match is in dmlops.vector_tolerances.
 """
 from __future__ import annotations
 
@@ -14,16 +12,14 @@ import base64
 import dataclasses
 import functools
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
 
-import dmlops
-from dmlops import tensors
+from . import tensors
+from .jsonio import from_json
 
-DATA = Path(__file__).parent / "data" / "directml_vectors"
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "reference" / "directml_vectors"
+DATA = Path(__file__).resolve().parent / "data" / "directml_vectors"
 LEVEL = "6.2"  # the device's highest feature level
 
 
@@ -44,10 +40,12 @@ class Case:
 
     @property
     def id(self) -> str:
+        """``OP-name``, unique over all cases."""
         return f"{self.op}-{self.name}"
 
     @property
     def rejected(self) -> str | None:
+        """How DirectML refused the descriptor (``"E_INVALIDARG at CreateOperator"``), or None when it ran."""
         return self.doc.get("rejected")
 
     @property
@@ -56,9 +54,11 @@ class Case:
         return "FLOAT64" in json.dumps(self.doc["desc"])
 
     def desc(self):
-        return dmlops.from_json(self.doc["desc"])
+        """The descriptor (a DmlOpsError when it does not load)."""
+        return from_json(self.doc["desc"])
 
     def inputs(self) -> dict:
+        """The inputs by DML field name, as stored (logical arrays, or 1-D buffers where marked)."""
         return {k: array(v) for k, v in self.doc["inputs"].items()}
 
     def outputs(self, desc) -> dict:
@@ -129,49 +129,4 @@ def mismatches(got: np.ndarray, want: np.ndarray, ulps: int, rtol: float = 0.0, 
         [f"... {len(bad)} elements in all"] if len(bad) > 5 else [])
 
 
-def _main(argv) -> int:
-    from dmlops.lower import runnable
-
-    ops = {a.upper() for a in argv}
-    run = set(runnable())
-    bad = 0
-    for case in cases():
-        if ops and case.op not in ops:
-            continue
-        try:
-            desc = case.desc()
-        except dmlops.DmlOpsError as e:
-            print(f"LOAD     {case.id}: {e}")
-            bad += 1
-            continue
-        found = dmlops.problems(desc, LEVEL)
-        if case.rejected:
-            if not found and not case.float64:
-                print(f"ACCEPTS  {case.id}: DirectML refused it ({case.rejected}) {case.note}")
-                bad += 1
-            continue
-        if found:
-            print(f"REFUSES  {case.id}: {found[0]}")
-            bad += 1
-            continue
-        if case.op not in run:
-            continue
-        want = case.outputs(desc)
-        for backend in ("reference", "onnxruntime", "torch"):
-            try:
-                got = dmlops.run(desc, case.inputs(), backend=backend, feature_level=LEVEL)
-            except Exception as e:  # a report: show every failure
-                print(f"RAISES   {backend} {case.id}: {type(e).__name__}: {str(e)[:200]}")
-                bad += 1
-                continue
-            for k, w in want.items():
-                m = mismatches(np.asarray(got[k]), w, 0, skip=case.unwritten(k, w.shape))
-                if m:
-                    print(f"DIFFERS  {backend} {case.id} {k} ({len(m)}): {'; '.join(m[:2])}")
-                    bad += 1
-    print(f"{bad} problem(s)")
-    return 1 if bad else 0
-
-
-if __name__ == "__main__":
-    sys.exit(_main(sys.argv[1:]))
+__all__ = ["Case", "DATA", "LEVEL", "array", "cases", "mismatches", "ulp_distance"]

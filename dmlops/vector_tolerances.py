@@ -1,4 +1,4 @@
-"""How closely each backend must match DirectML's vectors (tests/test_directml_vectors.py), with the reason.
+"""How closely each backend must match DirectML's vectors (tests/test_directml_vectors.py, dmlops selftest), with the reason.
 
 The default is exact: same bits, -0.0 and NaN included. That holds for selects, comparisons, min/max, casts,
 integer arithmetic, data movement and the NaN / ±inf / -0.0 rules, which are facts of DirectML. Float results of
