@@ -61,6 +61,15 @@ def run(target, inputs=None, /, *, backend: str = "onnxruntime", device=None, fe
     return _run(target, inputs, backend=backend, device=device, feature_level=feature_level, **kwargs)
 
 
+def devices():
+    """Every DirectML adapter on this machine (``dml:0`` first) as ``Adapter`` records: name, vendor, memory, the
+    highest DML_FEATURE_LEVEL and FLOAT16/FLOAT64 support. Empty when DirectML's libraries cannot be loaded here;
+    ``dmlops.backends.directml.adapters.unavailable_reason()`` says where dmlops looked."""
+    from .backends.directml.adapters import devices as _devices
+
+    return _devices()
+
+
 def __getattr__(name: str):
     # Descriptor classes and enums (CapWords names) load on first use: creating 177 dataclasses
     # costs ~0.1 s. Lower-case names are submodules and must not trigger this.

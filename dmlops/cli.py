@@ -6,6 +6,7 @@
                                                      exit 0 when valid, 1 with every problem listed
     dmlops demo [--steps N]                          seed operators on every backend and device, checked
                                                      against the reference; then a small training run
+    dmlops devices [--json]                          DirectML adapters: name, memory, feature level, FLOAT16/64
     dmlops selftest [--path B[:D]] [--op OP] [--json FILE]
                                                      every DirectML path here against the reference and
                                                      DirectML's answers; exit 1 on a mismatch
@@ -163,6 +164,12 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--steps", type=_positive, default=60, help="training steps (default 60)")
     demo.set_defaults(func=cmd_demo)
 
+    dv = sub.add_parser("devices", help="list the DirectML adapters and what each supports",
+                        description="List every DirectML adapter (dml:N): name, vendor, memory, the highest "
+                                    "DML_FEATURE_LEVEL and FLOAT16/FLOAT64 support. Exit 1 when there is none.")
+    dv.add_argument("--json", action="store_true", help="print JSON")
+    dv.set_defaults(func=cmd_devices)
+
     st = sub.add_parser("selftest", help="check every DirectML path here against the reference and DirectML's answers",
                         description="Run every runnable operator's samples and DirectML's own answers on each DirectML "
                                     "path present (onnxruntime with the DML provider, torch-directml). Exit 0 when all "
@@ -173,6 +180,21 @@ def build_parser() -> argparse.ArgumentParser:
     st.add_argument("--json", metavar="FILE", dest="json_file", help="also write a JSON report for bug reports")
     st.set_defaults(func=cmd_selftest)
     return p
+
+
+def cmd_devices(args) -> int:
+    from .backends.directml.adapters import devices, unavailable_reason
+
+    found = devices()
+    reason = unavailable_reason()
+    if args.json:
+        print(json.dumps({"devices": [a.to_dict() for a in found], "unavailable_reason": reason}, indent=1))
+    elif found:
+        for a in found:
+            print(a)
+    else:
+        print(f"no DirectML adapter found. {reason or 'No adapter supports D3D12 compute.'}")
+    return 0 if found else 1
 
 
 def cmd_selftest(args) -> int:

@@ -13,7 +13,12 @@ def _directml_reason():
         return None
     if importlib.util.find_spec("torch_directml") is not None:
         return None
-    return "DirectML is not available here (no DmlExecutionProvider in onnxruntime, no torch_directml)"
+    from dmlops.backends.directml import adapters
+
+    if adapters.devices():  # the native backend's libraries load (Windows, or WSL through DMLOPS_*_LIBRARY)
+        return None
+    return ("DirectML is not available here (no DmlExecutionProvider in onnxruntime, no torch_directml, no DirectML "
+            "adapter for the native backend)")
 
 
 KNOWN_FAILURES = Path(__file__).parent / "known_failures.txt"

@@ -273,6 +273,10 @@ def test_torch_prefers_torch_directml_when_importable(monkeypatch):
 @pytest.mark.directml
 @pytest.mark.parametrize("backend", ["onnxruntime", "torch"])
 def test_relu_grad_on_directml(backend):
+    from dmlops.demo import devices
+
+    if "dml" not in devices(backend):  # a machine may have one DirectML path and not the other
+        pytest.skip(f"{backend} has no DirectML device here")
     op = dmlops.compile(relu_grad(), backend, device="dml")
     assert op.device == "dml:0"
     np.testing.assert_array_equal(op(input_tensor=X, input_gradient_tensor=DY)["OutputGradientTensor"], WANT)
