@@ -46,19 +46,21 @@ def load(path):
     return _load(path)
 
 
-def compile(target, backend: str = "onnxruntime", device=None, feature_level=None):
-    """Validate and lower a descriptor or GraphDesc for ``backend`` ("onnxruntime", "torch", "reference");
-    returns a cached CompiledOperator (see dmlops.compiled.compile)."""
+def compile(target, backend: str = "onnxruntime", device=None, feature_level=None, *, debug: bool = False):
+    """Validate a descriptor or GraphDesc and make it runnable on ``backend``: lowered for "onnxruntime", "torch" or
+    "reference", or handed to DirectML unchanged by "directml" (``debug=True``: DirectML's debug layer); returns a
+    cached CompiledOperator (see dmlops.compiled.compile)."""
     from .compiled import compile as _compile
 
-    return _compile(target, backend, device, feature_level)
+    return _compile(target, backend, device, feature_level, debug=debug)
 
 
-def run(target, inputs=None, /, *, backend: str = "onnxruntime", device=None, feature_level=None, **kwargs):
+def run(target, inputs=None, /, *, backend: str = "onnxruntime", device=None, feature_level=None, debug: bool = False,
+        **kwargs):
     """Compile (or reuse) ``target`` and run it once; returns the outputs by name (see dmlops.compiled.run)."""
     from .compiled import run as _run
 
-    return _run(target, inputs, backend=backend, device=device, feature_level=feature_level, **kwargs)
+    return _run(target, inputs, backend=backend, device=device, feature_level=feature_level, debug=debug, **kwargs)
 
 
 def devices():

@@ -108,7 +108,11 @@ class CompiledOperator:
         return f"{self._label}.{name}"
 
     def __call__(self, inputs=None, /, *, outputs_on_device: bool = False, **kwargs) -> Outputs:
-        """Run once. ``outputs_on_device=True`` (onnxruntime only) uses IOBinding and returns OrtValues on the device."""
+        """Run once and return the outputs as NumPy arrays.
+
+        ``outputs_on_device=True`` keeps them on the device: OrtValues (onnxruntime, through IOBinding) or
+        ``DeviceBuffer``s (directml), either of which a later call on the same backend and device takes as an
+        input without a copy through the CPU."""
         if self._fast is not None and not outputs_on_device and (inputs is None or not kwargs):
             given = kwargs if inputs is None else inputs
             if type(given) is dict and len(given) == len(self._fast):
@@ -126,12 +130,15 @@ class CompiledOperator:
                 raise DmlOpsError(f"{self._label}: outputs_on_device is for the onnxruntime backend; torch results stay "
                                   "on the device of torch tensor inputs already.")
             return self._call_torch(values)
-        if outputs_on_device and self.backend != "onnxruntime":
-            raise DmlOpsError(f"{self._label}: outputs_on_device needs the onnxruntime backend; this one is {self.backend}.")
+        if outputs_on_device and self.backend not in ("onnxruntime", "directml"):
+            raise DmlOpsError(f"{self._label}: outputs_on_device needs the onnxruntime or directml backend; this one is "
+                              f"{self.backend}.")
         feed = []
         for name, td, value in zip(self.input_names, self._in_descs, values):
             if outputs_on_device and type(value).__name__ == "OrtValue":
                 feed.append(self._check_ortvalue(name, td, value))
+            elif self.backend == "directml" and type(value).__name__ == "DeviceBuffer":
+                feed.append(value)  # checked by the runner against its device and this input
             else:
                 feed.append(tensors.numpy_input(td, value, self._path(name)))
         if outputs_on_device:
@@ -171,14 +178,32 @@ def _graph_of(target) -> GraphDesc:
     raise DmlOpsError(f"compile: expected an operator descriptor or a GraphDesc; got {type(target).__name__}.")
 
 
-def compile(target, backend: str = "onnxruntime", device: str | None = None, feature_level=None) -> CompiledOperator:
-    """Validate ``target`` (an operator descriptor or a GraphDesc) at ``feature_level`` (default: the newest),
-    lower it for ``backend`` ("onnxruntime", "torch" or "reference") on ``device`` (None: the best available;
-    "cpu", "cuda[:N]", "dml[:N]"), and return a CompiledOperator. Equal targets share one compiled operator."""
+def compile(target, backend: str = "onnxruntime", device: str | None = None, feature_level=None, *,
+            debug: bool = False) -> CompiledOperator:
+    """Validate ``target`` (an operator descriptor or a GraphDesc) at ``feature_level`` and make it runnable on
+    ``backend``:
+
+    - "onnxruntime", "torch", "reference": lowered (ONNX graph, aten ops, NumPy), on ``device`` (None: the best
+      available; "cpu", "cuda[:N]", "dml[:N]"); the level defaults to the newest;
+    - "directml": handed to DirectML unchanged on ``device`` "dml:N" (None: dml:0); the level defaults to that
+      device's highest, tensors of a data type the device lacks are refused, and ``debug=True`` turns DirectML's
+      debug layer on where it is installed.
+
+    Returns a CompiledOperator; equal targets share one."""
     if backend not in BACKENDS:
         raise DmlOpsError(f"compile: unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}.")
-    level = FeatureLevel.latest() if feature_level is None else FeatureLevel.parse(feature_level)
-    key = (target, backend, device, level)
+    if debug and backend != "directml":
+        raise DmlOpsError(f"compile: debug=True is for the directml backend (DirectML's debug layer); this one is {backend}.")
+    adapter = None
+    if backend == "directml":
+        from .backends import directml
+
+        index, adapter = directml.choose_device(device)
+        device = adapter.device
+        level = directml.level_for(adapter, feature_level)
+    else:
+        level = FeatureLevel.latest() if feature_level is None else FeatureLevel.parse(feature_level)
+    key = (target, backend, device, level, debug)
     try:
         with _CACHE_LOCK:
             cached = _CACHE.get(key)
@@ -191,18 +216,23 @@ def compile(target, backend: str = "onnxruntime", device: str | None = None, fea
         target.validate(level)
     else:
         graph.validate(level)
-    from .lower import op_module
+    label = target.OPERATOR_TYPE if isinstance(target, OperatorDesc) else "GRAPH"
+    if adapter is not None:
+        problems = directml.data_type_problems(graph, adapter)
+        if problems:
+            raise DmlOpsError("\n".join(problems))
+    else:
+        from .lower import op_module
 
-    for node in graph.nodes:
-        op_module(node, backend)
-        for act in _nested(node):
-            op_module(act, backend)
+        for node in graph.nodes:
+            op_module(node, backend)
+            for act in _nested(node):
+                op_module(act, backend)
     for name, td in zip(graph.output_names, graph.output_descs()):
         problem = tensors.output_problem(td)
         if problem:
-            label = target.OPERATOR_TYPE if isinstance(target, OperatorDesc) else "GRAPH"
             raise DmlOpsError(f"{label}.{name}: {problem}")
-    compiled = _build(target, graph, backend, device, level)
+    compiled = _build(target, graph, backend, device, level, debug)
     with _CACHE_LOCK:
         return _CACHE.setdefault(key, compiled)
 
@@ -218,7 +248,16 @@ def _nested(desc) -> list:
     return out
 
 
-def _build(target, graph, backend, device, level) -> CompiledOperator:
+def _build(target, graph, backend, device, level, debug=False) -> CompiledOperator:
+    if backend == "directml":
+        from .backends import directml
+
+        index = int(device.partition(":")[2])
+        program, notes = directml.build(target, graph, index, level, debug)
+        from .backends.directml import adapters
+
+        return CompiledOperator(target, graph, backend, device, f"DirectML ({adapters.adapter(index).name})", level,
+                                program, notes)
     if backend == "reference":
         from .backends import reference
 
@@ -248,9 +287,9 @@ def _tensor_slots(desc):
 
 
 def run(target, inputs=None, /, *, backend: str = "onnxruntime", device: str | None = None, feature_level=None,
-        **kwargs) -> Outputs:
+        debug: bool = False, **kwargs) -> Outputs:
     """Compile (or reuse) ``target`` and run it once: ``dmlops.run(desc, input_tensor=x, backend="torch")``."""
-    return compile(target, backend, device, feature_level)(inputs, **kwargs)
+    return compile(target, backend, device, feature_level, debug=debug)(inputs, **kwargs)
 
 
 def clear_cache() -> None:

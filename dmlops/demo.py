@@ -19,10 +19,17 @@ TABLE_OPS = ["ACTIVATION_RELU_GRAD", "GRU", "GEMM", "ACTIVATION_RELU", "ACTIVATI
              "REDUCE", "ADAM_OPTIMIZER"]
 
 
+SHOWN = ("reference", "onnxruntime", "torch", "directml")  # the backends the demo's tables run
+
+
 def devices(backend: str) -> list[str]:
-    """Every device a backend can run on here."""
+    """Every device a backend can run on here (``directml``: each native DirectML adapter with a device)."""
     if backend == "reference":
         return ["cpu"]
+    if backend == "directml":
+        from .backends.directml import adapters
+
+        return [a.device for a in adapters.devices() if a.feature_level is not None]
     if backend == "onnxruntime":
         import onnxruntime
 
@@ -34,6 +41,17 @@ def devices(backend: str) -> list[str]:
         return []
     from .backends.torch import available_devices
     return available_devices(torch)
+
+
+def native_devices() -> str:
+    """The native DirectML adapters as text, or "none" and where to learn why."""
+    from .backends.directml import adapters
+
+    found = adapters.devices()
+    if found:
+        return ", ".join(f"{a.device} {a.name}" + (f" ({a.feature_level.dml_name})" if a.feature_level else
+                                                   " (no DirectML device)") for a in found)
+    return "none ('dmlops devices' says where dmlops looked)"
 
 
 def bad_gru():
@@ -81,7 +99,7 @@ def table(out) -> bool:
         samples = list(module(op_type).SAMPLES)
         samples += [v for v in (float16_variant(s, dmlops.FeatureLevel.latest()) for s in samples) if v]
         wants = [dmlops.run(s.desc, s.inputs, backend="reference") for s in samples]
-        for backend in ("reference", "onnxruntime", "torch"):
+        for backend in SHOWN:
             for device in devices(backend):
                 worst, passed, seconds = 0.0, True, 0.0
                 try:
@@ -238,7 +256,8 @@ def main(out=print, steps: int = 60) -> int:
     out("")
     out("== 2. Every backend and device available here, checked against the NumPy reference")
     out("   (devices: " + "; ".join(f"{b}: {', '.join(devices(b)) or 'not installed'}" for b in ("onnxruntime", "torch")) +
-        ". DirectML appears only with onnxruntime-directml or torch-directml on Windows.)")
+        f"; directml (native): {native_devices()}. DirectML appears with onnxruntime-directml or torch-directml on "
+        "Windows, and natively where DirectML's libraries load: Windows, or WSL with DMLOPS_* set.)")
     ok = table(out)
     out("")
     out("== 3. Training through DirectML descriptors only (GEMM, RELU, SIGMOID, RELU_GRAD, SUBTRACT, IDENTITY, REDUCE, "

@@ -13,7 +13,7 @@ from typing import Callable
 
 import numpy as np
 
-from .demo import devices, max_error, refused
+from .demo import SHOWN, devices, max_error, refused
 from .errors import DmlOpsError
 
 
@@ -150,7 +150,7 @@ def section(out) -> bool:
             f"valid from {plan.lowest_feature_level.dml_name}")
         want = case.oracle() if torch is not None else case.run("reference", None)
         against = "PyTorch" if torch is not None else "the reference (torch not installed)"
-        for backend in ("reference", "onnxruntime", "torch"):
+        for backend in SHOWN:
             for device in devices(backend):
                 try:
                     got = case.run(backend, device)

@@ -23,6 +23,7 @@ from importlib import metadata
 import numpy as np
 
 from .errors import DmlOpsError
+from .vectors import LEVEL
 
 
 @dataclass(frozen=True)
@@ -38,11 +39,12 @@ class Result:
 
 
 def directml_paths() -> list[str]:
-    """The DirectML paths present here (empty where there is no DirectML)."""
-    from .backends import BACKENDS
+    """The DirectML paths present here (empty where there is no DirectML): ``onnxruntime:dml`` and ``torch:dml``
+    where their DirectML builds are installed, and ``directml:dml:N`` for every native DirectML device."""
     from .demo import devices
 
-    return [f"{b}:dml" for b in BACKENDS if b != "reference" and "dml" in _devices(devices, b)]
+    lowered = [f"{b}:dml" for b in ("onnxruntime", "torch") if "dml" in _devices(devices, b)]
+    return lowered + [f"directml:{d}" for d in devices("directml")]
 
 
 def _devices(devices, backend: str) -> list[str]:
@@ -72,8 +74,10 @@ def _run(path: str, op: str, name: str, source: str, desc, inputs, compare) -> R
     import dmlops
 
     backend, device = parse_path(path)
+    # the vectors were made at DML_FEATURE_LEVEL_6_2; a native device validates at its own highest level
+    level = None if source == "sample" or backend == "directml" else LEVEL
     try:
-        compiled = dmlops.compile(desc, backend, device=device, feature_level=None if source == "sample" else "6.2")
+        compiled = dmlops.compile(desc, backend, device=device, feature_level=level)
     except DmlOpsError as e:
         return Result(path, op, name, source, "refused", str(e))
     try:
@@ -93,6 +97,8 @@ def sample_results(path: str, ops) -> list[Result]:
 
     out = []
     for op in ops:
+        if not hasattr(module(op), "reference"):  # no reference to compare with (the native path runs the op anyway)
+            continue
         samples = list(getattr(module(op), "SAMPLES", ()))
         samples += [v for v in (float16_variant(s, FeatureLevel.latest()) for s in samples) if v]
         for s in samples:
@@ -107,13 +113,19 @@ def sample_results(path: str, ops) -> list[Result]:
 
 
 def vector_results(path: str, ops) -> list[Result]:
-    """Every case of DirectML's answers for ``ops`` that DirectML ran, on ``path``, against DirectML's outputs."""
+    """Every case of DirectML's answers for ``ops`` that DirectML ran, on ``path``, against DirectML's outputs; on the
+    native path also every case DirectML refused, which must be refused again (by dmlops's validation or by
+    DirectML), and is a mismatch if it runs."""
     from .vector_tolerances import tolerance
     from .vectors import cases, mismatches
 
+    native = parse_path(path)[0] == "directml"
     out = []
     for case in cases():
-        if case.op not in ops or case.rejected:
+        if case.op not in ops or (case.rejected and not native):
+            continue
+        if case.rejected:
+            out.append(_refusal(path, case))
             continue
         try:
             desc = case.desc()
@@ -133,6 +145,21 @@ def vector_results(path: str, ops) -> list[Result]:
     return out
 
 
+def _refusal(path: str, case) -> Result:
+    """A case DirectML refused (``case.rejected``), on the native path: ok when refused again, else a mismatch."""
+    import dmlops
+
+    backend, device = parse_path(path)
+    try:
+        dmlops.compile(case.desc(), backend, device=device)
+    except DmlOpsError as e:
+        return Result(path, case.op, case.name, "vector", "ok", f"refused as by DirectML ({case.rejected}): {e}")
+    except Exception as e:  # noqa: BLE001 - a report: every failure is a row, not a crash
+        return Result(path, case.op, case.name, "vector", "error", f"{type(e).__name__}: {e}")
+    return Result(path, case.op, case.name, "vector", "mismatch",
+                  f"ran, but DirectML refused this descriptor ({case.rejected})")
+
+
 def environment() -> dict:
     """What a bug report needs: versions of Python, the OS and the packages on the DirectML paths."""
     packages = {}
@@ -141,19 +168,24 @@ def environment() -> dict:
             packages[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
             packages[name] = None
+    from .backends.directml import adapters, libraries
+
+    native = {"libraries": libraries.loaded_paths(), "adapters": [a.to_dict() for a in adapters.devices()],
+              "unavailable": adapters.unavailable_reason()}
     return {"python": sys.version.split()[0], "platform": platform.platform(), "machine": platform.machine(),
-            "packages": packages}
+            "packages": packages, "directml": native}
 
 
 def selftest(paths: list[str], ops=None, out=print) -> list[Result]:
     """Run the selftest on ``paths`` (``"backend:device"``) for ``ops`` (operator types; None: every runnable one);
     print one line per operator and path; return every result."""
+    from . import schema
     from .lower import runnable
 
-    chosen = list(ops) if ops else runnable()
     results = []
     for path in paths:
-        parse_path(path)
+        native = parse_path(path)[0] == "directml"
+        chosen = list(ops) if ops else (sorted(schema.all_schemas()) if native else runnable())
         for op in chosen:
             start = time.perf_counter()
             rows = sample_results(path, [op]) + vector_results(path, {op})
@@ -183,8 +215,9 @@ def main(paths: list[str] | None, ops, json_file: str | None, out=print) -> int:
     ops = [schema.get(op).operator_type for op in ops] if ops else None
     paths = [f"{b}:{d}" if d else b for b, d in map(parse_path, paths)] if paths else directml_paths()
     if not paths:
-        out("dmlops selftest: no DirectML path here (no onnxruntime-directml DML provider, no torch-directml); "
-            "--path onnxruntime:cpu checks dmlops's lowerings against DirectML's answers without DirectML.")
+        out("dmlops selftest: no DirectML path here (no onnxruntime-directml DML provider, no torch-directml, no "
+            "native DirectML device: 'dmlops devices' says why); --path onnxruntime:cpu checks dmlops's lowerings "
+            "against DirectML's answers without DirectML.")
         return 2
     out(f"checking {', '.join(paths)} against the reference (samples) and DirectML's answers (vectors)")
     results = selftest(paths, ops, out)

@@ -68,7 +68,7 @@ def test_demo_runs_checks_everything_and_the_loss_falls():
     assert all(r.split()[5] == "ok" for r in rows)
     # Section 4: every adapter case on all three backends, each within its tolerance of PyTorch.
     adapters = [l for l in lines if "max error vs PyTorch" in l]
-    places = sum(len(demo.devices(b)) for b in ("reference", "onnxruntime", "torch"))  # 3 here; more with a GPU
+    places = sum(len(demo.devices(b)) for b in demo.SHOWN)  # 3 here; more with a GPU
     assert len(adapters) == places * len([l for l in lines if l.startswith(("  aclnn.", "  tensorflow."))])
     assert len(adapters) == 3 * places
     assert all(l.rstrip().endswith("ok") for l in adapters)

@@ -51,8 +51,9 @@ def test_no_directml_path_exits_2_and_says_what_to_do(monkeypatch):
     monkeypatch.setattr(selftest, "directml_paths", lambda: [])
     lines = []
     assert selftest.main(None, None, None, out=lines.append) == 2
-    assert lines == ["dmlops selftest: no DirectML path here (no onnxruntime-directml DML provider, no torch-directml); "
-                     "--path onnxruntime:cpu checks dmlops's lowerings against DirectML's answers without DirectML."]
+    assert lines == ["dmlops selftest: no DirectML path here (no onnxruntime-directml DML provider, no torch-directml, no "
+                     "native DirectML device: 'dmlops devices' says why); --path onnxruntime:cpu checks dmlops's "
+                     "lowerings against DirectML's answers without DirectML."]
 
 
 def test_the_command_rejects_an_unknown_backend_without_a_traceback():

@@ -1,13 +1,14 @@
-"""Execution backends: ``reference`` (NumPy), ``onnxruntime`` and ``torch``, each importing its library lazily.
+"""Execution backends: ``reference`` (NumPy), ``onnxruntime`` and ``torch``, each importing its library lazily, and
+``directml``, the native backend (``backends/directml/``), which hands descriptors and graphs to DirectML unchanged.
 
-Every backend runs a GraphDesc (a single operator is a one-node graph) through ``evaluate``: nodes in
+Every lowering backend runs a GraphDesc (a single operator is a one-node graph) through ``evaluate``: nodes in
 dependency order, each lowered by dmlops.lower, each output rounded to its declared data type.
 """
 from __future__ import annotations
 
 from ..graph import GraphDesc, reinterprets, slots
 
-BACKENDS = ("onnxruntime", "torch", "reference")
+BACKENDS = ("onnxruntime", "torch", "reference", "directml")
 
 
 def evaluate(graph: GraphDesc, inputs: list, lower, settle, reinterpret) -> list:

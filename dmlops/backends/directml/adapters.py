@@ -26,7 +26,9 @@ from .com import (DEVICE_LOST, GUID, HRESULT_VALUES, ComPtr, HResultError, check
                   iid)
 
 D3D_FEATURE_LEVEL_11_0 = 0xB000
+D3D_FEATURE_LEVEL_1_0_CORE = 0x1000
 DML_CREATE_DEVICE_FLAG_NONE = 0
+DML_CREATE_DEVICE_FLAG_DEBUG = 1
 DML_FEATURE_TENSOR_DATA_TYPE_SUPPORT = 0
 DML_FEATURE_FEATURE_LEVELS = 1
 DXGI_ADAPTER_FLAG_SOFTWARE = 2
@@ -283,8 +285,12 @@ def _open(libs, found: _Found) -> tuple[Adapter, Device | None]:
     d3d12 = dml = None
     try:
         out = c_void_p()
-        check(d3d12_create(found.com, D3D_FEATURE_LEVEL_11_0, byref(iid("ID3D12Device")), byref(out)),
-              f"{context} D3D12CreateDevice(D3D_FEATURE_LEVEL_11_0)")
+        hr = d3d12_create(found.com, D3D_FEATURE_LEVEL_11_0, byref(iid("ID3D12Device")), byref(out))
+        if failed(hr):  # a compute-only adapter (an NPU listed by DXCore) has only the 1_0_CORE level
+            out = c_void_p()
+            hr_core = d3d12_create(found.com, D3D_FEATURE_LEVEL_1_0_CORE, byref(iid("ID3D12Device")), byref(out))
+            check(hr_core, f"{context} D3D12CreateDevice(D3D_FEATURE_LEVEL_1_0_CORE)", None,
+                  f"D3D_FEATURE_LEVEL_11_0 failed before with HRESULT {hresult_text(hr)}")
         d3d12 = ComPtr(out, "ID3D12Device", context=context)
         out = c_void_p()
         check(dml_create(d3d12, DML_CREATE_DEVICE_FLAG_NONE, byref(iid("IDMLDevice")), byref(out)),
@@ -304,9 +310,27 @@ def _open(libs, found: _Found) -> tuple[Adapter, Device | None]:
     return adapter, Device(adapter, found.com, d3d12, dml)
 
 
+def _enable_d3d12_debug_layer(libs) -> str | None:
+    """With DMLOPS_D3D12_DEBUG=1, turn the D3D12 debug layer on before any device exists (d3d12.h: enabling it
+    later removes the devices); its messages then reach ID3D12InfoQueue. Returns why it could not be, or None."""
+    import os
+
+    if os.environ.get("DMLOPS_D3D12_DEBUG", "") not in ("1", "true", "yes"):
+        return None
+    get = _export(libs.d3d12, "D3D12GetDebugInterface", c_int32, c_void_p, c_void_p)
+    out = c_void_p()
+    hr = get(byref(iid("ID3D12Debug")), byref(out))
+    if failed(hr):
+        return f"D3D12GetDebugInterface failed with HRESULT {hresult_text(hr)} (is the Graphics Tools feature installed?)"
+    with ComPtr(out, "ID3D12Debug") as debug:
+        debug.call("EnableDebugLayer")
+    return None
+
+
 def _enumerate() -> dict:
     try:
         libs = libraries.load()
+        debug_problem = _enable_d3d12_debug_layer(libs)
         found = _dxgi_adapters(libs) if sys.platform == "win32" else _dxcore_adapters(libs)
     except DmlOpsError as e:
         return {"adapters": [], "devices": {}, "reason": str(e)}
@@ -318,7 +342,7 @@ def _enumerate() -> dict:
             devices_[adapter.index] = device
         else:
             f.com.release()
-    return {"adapters": adapters, "devices": devices_, "reason": None}
+    return {"adapters": adapters, "devices": devices_, "reason": None, "debug_problem": debug_problem}
 
 
 def _get() -> dict:
