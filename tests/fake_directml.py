@@ -1385,6 +1385,12 @@ class Execution:
                 data = b.resource.read(b.offset, td.total_tensor_size_in_bytes)
             values = np.frombuffer(data, dtype=td.data_type.numpy_dtype, count=tensors.buffer_elements(td)).copy()
             arrays.append(values if tensors.is_strided(td) else values[:td.element_count].reshape(td.sizes))
+        from dmlops.lower import module
+
+        missing = [n.OPERATOR_TYPE for n in op.graph.nodes if not hasattr(module(n.OPERATOR_TYPE), "reference")]
+        if missing:  # no reference to compute with: everything else was checked; outputs are left as they are
+            self.fake.unsimulated.append(", ".join(missing))
+            return None
         results = op.runner()(arrays)
         for ((name, td), b), value in zip([(s, b) for s, b in zip(op.output_slots, d.outputs) if s[1] is not None],
                                           results):
@@ -1403,7 +1409,7 @@ class Execution:
 
 
 DEFAULTS = dict(feature_level="6.4", float16=True, float64=False, refuse=(), sizes=None, initializer_temp=0,
-                validate=True, device_removed=False, removed_reason=DXGI_ERROR_DEVICE_HUNG)
+                validate=True, device_removed=False, removed_reason=DXGI_ERROR_DEVICE_HUNG, debug_layer=False)
 
 
 class FakeDirectML:
@@ -1423,6 +1429,7 @@ class FakeDirectML:
         self.violations: list[str] = []
         self.errors: list[str] = []
         self.refused: list[str] = []
+        self.unsimulated: list[str] = []  # dispatches of operators without a dmlops reference (outputs untouched)
         self.calls: list[tuple[str, str]] = []
         self.executions = 0
         self.removed: int | None = None
@@ -1583,6 +1590,8 @@ class FakeDirectML:
         self.calls.append(("DMLCreateDevice", self.dml.label))
         if device != self.d3d12.address:
             self.violation("DMLCreateDevice: the device is not the fake ID3D12Device")
+        if flags & 1 and not self.options["debug_layer"]:  # DML_CREATE_DEVICE_FLAG_DEBUG without DirectML.Debug
+            return _signed(0x887A002D)  # DXGI_ERROR_SDK_COMPONENT_MISSING
         return self.dml.QueryInterface(riid, out)
 
     # -- what tests ask

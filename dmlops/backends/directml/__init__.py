@@ -70,7 +70,8 @@ def build(target, graph, index: int, level: FeatureLevel, debug: bool = False):
                           "packed bytes yet.")
     program = runtime.Program(target, graph, index, level, debug)
     loaded = libraries.loaded_paths()
-    notes = ["DirectML native backend; loaded " + ", ".join(f"{k}: {p}" for k, p in sorted(loaded.items()))]
+    notes = ["DirectML native backend" + ("; loaded " + ", ".join(f"{k}: {p}" for k, p in sorted(loaded.items()))
+                                          if loaded else "")]
     if debug:
         q = program.queue
         notes.append("DirectML debug layer on (DML_CREATE_DEVICE_FLAG_DEBUG)" if q.debug_dml is not None

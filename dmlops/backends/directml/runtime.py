@@ -276,6 +276,14 @@ class Queue:
         return Buffer(self, size, heap, operator)
 
 
+    def release(self) -> None:
+        """Release the queue's COM objects (after every Program using it is gone)."""
+        for p in (self.queue, self.fence, self.recorder, self.allocator, self.debug_dml, self.info_queue,
+                  *self._dml1.values()):
+            if p is not None:
+                p.release()
+
+
 _queues: dict[int, Queue] = {}
 
 
@@ -287,6 +295,13 @@ def queue(index: int) -> Queue:
         if q is None or q.device is not device:
             q = _queues[device.adapter.index] = Queue(device)
         return q
+
+
+def release_queues() -> None:
+    """Release every device's Queue (tests, or a process done with DirectML; compiled operators must be gone
+    first: ``dmlops.compiled.clear_cache()`` and dropping one's own references)."""
+    while _queues:
+        _queues.popitem()[1].release()
 
 
 class Buffer:
