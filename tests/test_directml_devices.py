@@ -165,7 +165,7 @@ class FakeWsl:
         self.dml = fake_dml_device(max_level=0x6400, known_up_to=0x6400, float16=True, float64=True)
         self.d3d12 = Fake("ID3D12Device", {
             "GetDeviceRemovedReason": (ctypes.CFUNCTYPE(HRESULT, c_void_p), lambda this: 0x887A0006 - 2**32)})
-        props = {2: b"Fake WSL GPU\0", 3: bytes(adapters.DXCoreHardwareID(0x8086, 0x56A0, 0, 8)),
+        props = {1: bytes(c_uint64((32 << 48) | (0 << 32) | (101 << 16) | 6314)), 2: b"Fake WSL GPU\0", 3: bytes(adapters.DXCoreHardwareID(0x8086, 0x56A0, 0, 8)),
                  7: bytes(c_uint64(12 * 2**30)), 11: bytes(c_bool(True))}
 
         def size(this, prop, out):
@@ -248,7 +248,7 @@ def wsl(monkeypatch):
 def test_dxcore_enumeration_and_device_queries(wsl):
     found = adapters.devices()
     assert found == [adapters.Adapter(0, "Fake WSL GPU", "Intel", 0x8086, 12 * 2**30, FeatureLevel.FL_6_4, True,
-                                      True, False, None)]
+                                      True, False, None, "32.0.101.6314")]
     assert adapters.unavailable_reason() is None
     assert wsl.seen == [
         ("DXCoreCreateAdapterFactory", "IDXCoreAdapterFactory"),
@@ -319,7 +319,17 @@ def test_dxgi_enumeration_lists_software_adapters_marked(monkeypatch):
             ctypes.memmove(d.Description, text, len(text))
             d.VendorId, d.DedicatedVideoMemory, d.Flags = vendor, memory, flags
             return S_OK
-        fakes.append(Fake("IDXGIAdapter1", {"GetDesc1": (ctypes.CFUNCTYPE(HRESULT, c_void_p, c_void_p), get_desc1)}))
+        def umd_version(this, guid, out, vendor=vendor):
+            if str(com.GUID.from_address(guid)) != adapters.IDXGIDEVICE:
+                return E_INVALIDARG
+            if vendor == 0x1414:
+                return DXGI_ERROR_UNSUPPORTED  # no user-mode driver version: None, not an error
+            ctypes.c_int64.from_address(out).value = (31 << 48) | (0 << 32) | (15 << 16) | 5555
+            return S_OK
+
+        fakes.append(Fake("IDXGIAdapter1", {
+            "GetDesc1": (ctypes.CFUNCTYPE(HRESULT, c_void_p, c_void_p), get_desc1),
+            "CheckInterfaceSupport": (ctypes.CFUNCTYPE(HRESULT, c_void_p, c_void_p, c_void_p), umd_version)}))
 
     def enum_adapters1(this, index, out):
         if index >= len(fakes):
@@ -342,8 +352,9 @@ def test_dxgi_enumeration_lists_software_adapters_marked(monkeypatch):
                         lambda lib, name, restype, *argtypes: com.functype()(restype, *argtypes)(exports[name]))
     found = adapters._dxgi_adapters(libraries.Loaded({"dxgi": "dxgi"}, {}))
     assert seen == [uuid.UUID(BY_NAME["IDXGIFactory1"]["iid"]).bytes_le]
-    assert [(f.index, f.name, f.vendor_id, f.memory_bytes, f.software) for f in found] == [
-        (0, "NVIDIA GeForce RTX 4090", 0x10DE, 24 * 2**30, False), (1, "Microsoft Basic Render Driver", 0x1414, 0, True)]
+    assert [(f.index, f.name, f.vendor_id, f.memory_bytes, f.software, f.driver_version) for f in found] == [
+        (0, "NVIDIA GeForce RTX 4090", 0x10DE, 24 * 2**30, False, "31.0.15.5555"),
+        (1, "Microsoft Basic Render Driver", 0x1414, 0, True, None)]
     assert [f.com.address for f in found] == [f.address for f in fakes]
     assert factory.calls == [("Release", factory.address)]
     for f in found:

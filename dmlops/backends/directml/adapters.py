@@ -35,7 +35,7 @@ DXGI_ADAPTER_FLAG_SOFTWARE = 2
 # dxcore_interface.h (microsoft/DirectX-Headers): DEFINE_GUID(DXCORE_ADAPTER_ATTRIBUTE_D3D12_CORE_COMPUTE, ...)
 DXCORE_ADAPTER_ATTRIBUTE_D3D12_CORE_COMPUTE = "248e2800-a793-4724-abaa-23a6de1be090"
 # dxcore_interface.h: enum class DXCoreAdapterProperty : uint32_t
-DXCORE_PROPERTY = {"DriverDescription": 2, "HardwareID": 3, "DedicatedAdapterMemory": 7, "IsHardware": 11}
+DXCORE_PROPERTY = {"DriverVersion": 1, "DriverDescription": 2, "HardwareID": 3, "DedicatedAdapterMemory": 7, "IsHardware": 11}
 
 # PCI vendor ids -> the name shown (PCI-SIG registry; 0x1414 is Microsoft's WARP / Basic Render Driver).
 VENDORS = {0x10DE: "NVIDIA", 0x1002: "AMD", 0x1022: "AMD", 0x8086: "Intel", 0x1414: "Microsoft",
@@ -108,6 +108,7 @@ class Adapter:
     float64: bool
     software: bool = False
     problem: str | None = None
+    driver_version: str | None = None  # "a.b.c.d" (DXCore DriverVersion / DXGI's user-mode driver version)
 
     @property
     def device(self) -> str:
@@ -184,6 +185,18 @@ class _Found:
     memory_bytes: int
     software: bool
     com: ComPtr
+    driver_version: str | None = None
+
+
+# dxgi.h: the IID of IDXGIDevice, which IDXGIAdapter::CheckInterfaceSupport takes to report the user-mode driver version
+IDXGIDEVICE = "54ec77fa-1377-44e6-8c32-88fd5f44c84c"
+
+
+def _version(value: int | None) -> str | None:
+    """A driver version packed as four 16-bit parts (LARGE_INTEGER / uint64) as "a.b.c.d"."""
+    if not value:
+        return None
+    return ".".join(str((value >> shift) & 0xFFFF) for shift in (48, 32, 16, 0))
 
 
 def _dxgi_adapters(libs) -> list[_Found]:
@@ -201,8 +214,11 @@ def _dxgi_adapters(libs) -> list[_Found]:
             adapter = ComPtr(out, "IDXGIAdapter1")
             desc = DXGI_ADAPTER_DESC1()
             adapter.call("GetDesc1", byref(desc))
+            umd = ctypes.c_int64()
+            hr = adapter.call("CheckInterfaceSupport", byref(GUID.parse(IDXGIDEVICE)), byref(umd), check_hr=False)
             found.append(_Found(len(found), desc.name, desc.VendorId, desc.DedicatedVideoMemory,
-                                bool(desc.Flags & DXGI_ADAPTER_FLAG_SOFTWARE), adapter))
+                                bool(desc.Flags & DXGI_ADAPTER_FLAG_SOFTWARE), adapter,
+                                None if failed(hr) else _version(umd.value & 0xFFFFFFFFFFFFFFFF)))
 
 
 def _dxcore_property(adapter: ComPtr, name: str, ctype):
@@ -238,10 +254,12 @@ def _dxcore_adapters(libs) -> list[_Found]:
                 hw = _dxcore_property(adapter, "HardwareID", DXCoreHardwareID)
                 memory = _dxcore_property(adapter, "DedicatedAdapterMemory", c_uint64)
                 is_hardware = _dxcore_property(adapter, "IsHardware", c_bool)
+                driver = _dxcore_property(adapter, "DriverVersion", c_uint64)
                 vendor_id = hw.vendorID if hw is not None else 0
                 name = _dxcore_text(adapter, "DriverDescription") or f"adapter {i}"
                 found.append(_Found(i, name, vendor_id, memory.value if memory is not None else 0,
-                                    is_hardware is not None and not is_hardware.value, adapter))
+                                    is_hardware is not None and not is_hardware.value, adapter,
+                                    _version(driver.value) if driver is not None else None))
     return found
 
 
@@ -303,10 +321,10 @@ def _open(libs, found: _Found) -> tuple[Adapter, Device | None]:
             if p is not None:
                 p.release()
         adapter = Adapter(found.index, found.name, vendor, found.vendor_id, found.memory_bytes, None, False, False,
-                          found.software, str(e))
+                          found.software, str(e), found.driver_version)
         return adapter, None
     adapter = Adapter(found.index, found.name, vendor, found.vendor_id, found.memory_bytes, level, f16, f64,
-                      found.software)
+                      found.software, None, found.driver_version)
     return adapter, Device(adapter, found.com, d3d12, dml)
 
 
