@@ -370,3 +370,50 @@ def test_debug_layer_on_where_installed(fake):
     op = dmlops.compile(s.desc, "directml", debug=True)
     assert op.notes[1] == "DirectML debug layer on (DML_CREATE_DEVICE_FLAG_DEBUG)"
     _close(op(s.inputs), dmlops.run(s.desc, s.inputs, backend="reference"), 0, 0)
+
+
+# ------------------------------------------------------------------------------------------------ selftest, demo
+
+
+def test_selftest_finds_the_native_device_and_checks_every_operator(fake, tmp_path):
+    from dmlops import selftest
+
+    fake()
+    assert "directml:dml:0" in selftest.directml_paths()
+    lines, report = [], tmp_path / "r.json"
+    code = selftest.main(["directml:dml:0"], ["GRU", "ADAM_OPTIMIZER", "ELEMENT_WISE_ADD"], str(report),
+                         out=lines.append)
+    assert code == 0, lines
+    import json
+
+    doc = json.loads(report.read_text())
+    assert doc["environment"]["directml"]["adapters"][0]["name"] == "Fake DirectML GPU"
+    by = {(c["op"], c["source"]) for c in doc["cases"]}
+    assert {("GRU", "sample"), ("GRU", "vector"), ("ADAM_OPTIMIZER", "vector")} <= by
+    refused_again = [c for c in doc["cases"] if c["detail"].startswith("refused as by DirectML")]
+    assert len(refused_again) == 7 and {c["op"] for c in refused_again} == {"ADAM_OPTIMIZER"}
+    assert all(c["result"] == "ok" for c in refused_again)
+    # An operator without a dmlops reference runs too (vectors only). The fake cannot compute it and leaves its
+    # output untouched (zeros): the selftest must call that a mismatch against DirectML's answers.
+    lines = []
+    assert selftest.main(["directml:dml:0"], ["ACTIVATION_HARDMAX"], None, out=lines.append) == 1
+    assert " FAIL" in lines[1] and lines[2].startswith("    mismatch vector float32_1x1x4x5_ties_nan: OutputTensor")
+
+
+def test_selftest_flags_a_descriptor_that_runs_where_directml_refused_it(fake, monkeypatch):
+    from dmlops import selftest
+
+    fake()
+    case = next(c for c in cases() if c.rejected)
+    monkeypatch.setattr(dmlops, "compile", lambda *args, **kwargs: None)  # as if validation and DirectML accepted it
+    result = selftest._refusal("directml:dml:0", case)
+    assert result.result == "mismatch"
+    assert result.detail == f"ran, but DirectML refused this descriptor ({case.rejected})"
+
+
+def test_demo_table_has_native_rows(fake):
+    fake()
+    lines = []
+    assert demo.table(lines.append)
+    rows = [l for l in lines if l.split()[1:3] == ["directml", "dml:0"]]
+    assert len(rows) == len(demo.TABLE_OPS) and all(" ok " in r for r in rows)
