@@ -417,3 +417,13 @@ def test_demo_table_has_native_rows(fake):
     assert demo.table(lines.append)
     rows = [l for l in lines if l.split()[1:3] == ["directml", "dml:0"]]
     assert len(rows) == len(demo.TABLE_OPS) and all(" ok " in r for r in rows)
+
+
+def test_four_bit_tensors_are_refused_with_the_reason(fake):
+    f = fake()
+    t = TensorDesc("UINT4", [1, 1, 2, 4])
+    desc = dmlops.ElementWiseIdentity(input_tensor=t, output_tensor=t)
+    with pytest.raises(DmlOpsError, match=r"^ELEMENT_WISE_IDENTITY: INT4/UINT4 inputs and outputs have no NumPy dtype; "
+                                          r"dmlops cannot pass their packed bytes yet\.$"):
+        dmlops.backends.directml.build(desc, dmlops.GraphDesc.single(desc), 0, FeatureLevel.FL_6_4)
+    assert f.count("CreateOperator") == 0
