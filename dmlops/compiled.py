@@ -251,13 +251,11 @@ def _nested(desc) -> list:
 def _build(target, graph, backend, device, level, debug=False) -> CompiledOperator:
     if backend == "directml":
         from .backends import directml
-
-        index = int(device.partition(":")[2])
-        program, notes = directml.build(target, graph, index, level, debug)
         from .backends.directml import adapters
 
-        return CompiledOperator(target, graph, backend, device, f"DirectML ({adapters.adapter(index).name})", level,
-                                program, notes)
+        a = adapters.adapter(device)
+        program, notes = directml.build(target, graph, a.index, level, debug)
+        return CompiledOperator(target, graph, backend, device, f"DirectML ({a.name})", level, program, notes)
     if backend == "reference":
         from .backends import reference
 

@@ -414,6 +414,7 @@ class Program:
         q = self.queue = queue(index)
         self.in_descs, self.out_descs = graph.input_descs(), graph.output_descs()
         self.input_names = tuple(graph.input_names)
+        self._dynamic: ComPtr | None = None  # the allocator of calls that record their own list (device buffers)
         with q.lock:
             self.dml = q.dml(debug)
             self._compile(target, graph, self.dml, debug)
@@ -684,7 +685,7 @@ class Program:
 
     def _one_off_allocator(self) -> ComPtr:
         q = self.queue
-        if getattr(self, "_dynamic", None) is None:
+        if self._dynamic is None:
             self._dynamic = q.create(q.device.d3d12_device, "CreateCommandAllocator", "ID3D12CommandAllocator",
                                      COMMAND_LIST_TYPE_COMPUTE, operator=self.label)
         else:
