@@ -119,6 +119,22 @@ TOLERANCES: dict[str, Tolerance] = {
     "REDUCE/edge_log_sum_exp_ties_nan_inf": Tolerance(ulps=2, why="the device's exp and log: 1 ULP"),
     "REDUCE/log_sum_rows": Tolerance(ulps=2, why="the device's log: 1 ULP"),
     "REDUCE/log_sum_positive_axis_1": Tolerance(ulps=2, why="the device's log: 1 ULP"),
+    # ---- issue 11, B01 unary float math, B05 activations
+    # ---- end B01 unary float math, B05 activations
+    # ---- issue 11, B02 simple arithmetic
+    # ---- end B02 simple arithmetic
+    # ---- issue 11, B03 predicates and logic
+    # ---- end B03 predicates and logic
+    # ---- issue 11, B04 bitwise
+    # ---- end B04 bitwise
+    # ---- issue 11, B06 layout
+    # ---- end B06 layout
+    # ---- issue 11, B07 gather/scatter
+    # ---- end B07 gather/scatter
+    # ---- issue 11, B08 generators and scans, B14 fold/unfold
+    # ---- end B08 generators and scans, B14 fold/unfold
+    # ---- issue 11, B09 selection
+    # ---- end B09 selection
 }
 
 
