@@ -176,7 +176,9 @@ def render_operators_md() -> str:
            "relation of the operator's DirectML page is checked by `dmlops.validate`, either by a hand-written `check()`\n"
            "(`dmlops/ops/`) or, where the page states only that tensors have the same Sizes / DataType, by the\n"
            "descriptor's generic rules (tests/test_shape_rules_coverage.py reads each \"generic\" page and fails on any\n"
-           "other rule). *Runs*: the backends that execute it (reference, onnxruntime, torch).\n\n",
+           "other rule). *Runs*: the backends that execute it: `directml` (the native backend hands every descriptor\n"
+           "to DirectML unchanged, so every operator, on a machine with DirectML) and, where dmlops has its lowerings,\n"
+           "`reference`, `onnxruntime` and `torch`.\n\n",
            "| operator | introduced | ranks | data types | in-place | fused activation | shape rules | runs |\n",
            "|---|---|---|---|---|---|---|---|\n"]
     for s in schemas.values():
@@ -185,7 +187,8 @@ def render_operators_md() -> str:
         types = ", ".join(first.data_types) if first.data_types is not None else "(not documented)"
         mod = mods.get(s.operator_type)
         rules = "check()" if mod and _has(mod, "check") else "generic"
-        runs = "all three" if mod and all(_has(mod, f) for f in ("reference", "to_onnx", "to_torch")) else ""
+        lowered = mod and all(_has(mod, f) for f in ("reference", "to_onnx", "to_torch"))
+        runs = "directml, reference, onnxruntime, torch" if lowered else "directml"
         out.append(f"| [{s.operator_type}]({s.docs_url}) | {s.introduced.short} | {S.ranks_text(first.dimension_counts)} | "
                    f"{types} | {'yes' if s.supports_in_place else ''} | "
                    f"{'takes' if s.accepts_fused_activation else ('can be' if s.fusable_activation else '')} | "
