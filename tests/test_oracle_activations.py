@@ -17,6 +17,7 @@ import pytest
 import dmlops
 from dmlops.lower import activation_onnx, activation_reference, activation_torch
 from dmlops.sample import td
+from tests.onnx_node_cases import generated
 
 torch = pytest.importorskip("torch")
 F = torch.nn.functional
@@ -109,40 +110,9 @@ ONNX_GENERATORS = ("relu", "sigmoid", "tanh", "leakyrelu", "elu", "hardsigmoid",
 
 
 def generated_node_cases() -> list:
-    """(name, node, inputs, outputs, opset) from onnx's node-case generators, regenerated in memory.
-
-    These are the generators collect_testcases() runs, called directly with their module's ``expect``
-    captured: collect_testcases() imports all ~200 generator modules (5 s or more here) and keeps a
-    process-wide op-type filter, so a filtered call made by another test would hide these cases.
-    """
-    import importlib
-    import inspect
-
-    from onnx import defs
-
-    captured = []
-    state = np.random.get_state()
-    for generator in ONNX_GENERATORS:
-        module = importlib.import_module(f"onnx.backend.test.case.node.{generator}")
-        original = module.expect
-        module.expect = lambda node, inputs, outputs, name, **kw: captured.append((name, node, inputs, outputs, kw))
-        try:
-            for cls in vars(module).values():
-                if not (inspect.isclass(cls) and cls.__module__ == module.__name__):
-                    continue
-                for attr in sorted(vars(cls)):
-                    if attr.startswith("export"):
-                        np.random.seed(0)  # as onnx's exporter does before each generator
-                        getattr(cls, attr)()
-        finally:
-            module.expect = original
-    np.random.set_state(state)
-    out = []
-    for name, node, inputs, outputs, kw in captured:
-        imports = kw.get("opset_imports")
-        opset = imports[0].version if imports else defs.get_schema(node.op_type, domain=node.domain).since_version
-        out.append((name, node, inputs, outputs, opset))
-    return out
+    """(name, node, inputs, outputs, opset) from onnx's node-case generators of ONNX_GENERATORS
+    (tests/onnx_node_cases.py)."""
+    return [(c.name, c.node, c.inputs, c.outputs, c.opset) for c in generated(ONNX_GENERATORS).values()]
 
 
 def _evaluate(node, inputs, opset):

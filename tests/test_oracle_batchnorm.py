@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import warnings
 
 import numpy as np
 import pytest
@@ -21,6 +20,7 @@ import dmlops
 from dmlops.ops import batch_normalization as bn
 from dmlops.ops._elementwise import float16_toward_zero
 from dmlops.sample import td
+from tests.onnx_node_cases import attribute, generated
 
 torch = pytest.importorskip("torch")
 
@@ -223,37 +223,15 @@ def test_inference_forward_matches_onnxruntime_batch_normalization_op():
 
 @functools.cache
 def _onnx_cases() -> dict:
-    onnx_node = pytest.importorskip("onnx.backend.test.case.node")
-    names = {"test_batchnorm_example", "test_batchnorm_epsilon", "test_batchnorm_example_training_mode",
-             "test_batchnorm_epsilon_training_mode"}
-    with warnings.catch_warnings():  # other operators' generators divide by zero on purpose
-        warnings.simplefilter("ignore", RuntimeWarning)
-        cases = {c.name: c for c in onnx_node.collect_testcases() if c.name in names}
-        if len(cases) < len(names):
-            # The generators run once per process, when collect_testcases() first imports them; a call filtered
-            # to another op_type skipped these. The unfiltered call above reset the filter: run them again.
-            from onnx.backend.test.case.node import batch_normalization
-
-            for attr in sorted(vars(batch_normalization.BatchNormalization)):
-                if attr.startswith("export"):
-                    getattr(batch_normalization.BatchNormalization, attr)()
-            cases = {c.name: c for c in onnx_node.collect_testcases() if c.name in names}
-    assert set(cases) == names
-    return cases
-
-
-def _onnx_attrs(case) -> dict:
-    import onnx
-
-    node = case.model.graph.node[0]
-    return {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
+    """ONNX's test_batchnorm_* node cases (tests/onnx_node_cases.py)."""
+    return generated(["batch_normalization"])
 
 
 @pytest.mark.parametrize("name", ["test_batchnorm_example", "test_batchnorm_epsilon"])
 def test_onnx_node_case_inference(name):
     case = _onnx_cases()[name]
-    eps = _onnx_attrs(case).get("epsilon", 1e-5)
-    (x, s, b, mean, var), (y,) = case.data_sets[0]
+    eps = attribute(case.node, "epsilon", 1e-5)
+    (x, s, b, mean, var), (y,) = case.inputs, case.outputs
     layout = Layout("nchw", x.shape)
     inputs = {"InputTensor": x, "MeanTensor": layout.stat(mean), "VarianceTensor": layout.stat(var),
               "ScaleTensor": layout.stat(s), "BiasTensor": layout.stat(b)}
@@ -265,9 +243,8 @@ def test_onnx_node_case_inference(name):
 @pytest.mark.parametrize("name", ["test_batchnorm_example_training_mode", "test_batchnorm_epsilon_training_mode"])
 def test_onnx_node_case_training_mode(name):
     case = _onnx_cases()[name]
-    attrs = _onnx_attrs(case)
-    eps, momentum = attrs.get("epsilon", 1e-5), attrs.get("momentum", 0.9)
-    (x, s, b, mean, var), (y, running_mean, running_var) = case.data_sets[0]
+    eps, momentum = attribute(case.node, "epsilon", 1e-5), attribute(case.node, "momentum", 0.9)
+    (x, s, b, mean, var), (y, running_mean, running_var) = case.inputs, case.outputs
     # ONNX outputs running = momentum * input + (1 - momentum) * batch statistic (biased variance, no Bessel);
     # DirectML outputs the batch statistics, so recover them.
     batch_mean = (running_mean.astype(np.float64) - momentum * mean) / (1 - momentum)

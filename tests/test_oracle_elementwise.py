@@ -5,8 +5,6 @@ evaluator (for the FLOAT16 runs), PyTorch aten ops and autograd, torch.optim.Ada
 function, ONNX Runtime's ConstantOfShape, and exact Python integer arithmetic. Every dmlops backend
 (reference, onnxruntime, torch) is checked, in FLOAT32 and FLOAT16.
 """
-import importlib
-import inspect
 import math
 import re
 
@@ -15,6 +13,7 @@ import pytest
 
 import dmlops
 from dmlops.types import FeatureLevel, ScaleBias, TensorDesc
+from tests.onnx_node_cases import generated
 
 torch = pytest.importorskip("torch")
 
@@ -53,43 +52,8 @@ ONNX_MODULES = ("add", "sub", "mul", "div", "max", "min", "clip", "log", "exp", 
 
 
 def _onnx_cases():
-    """{name: (node, inputs, outputs)} from onnx's node-case generators, regenerated in memory.
-
-    These are the generators collect_testcases() runs, called directly with their module's ``expect``
-    captured: collect_testcases() imports all ~200 generator modules (about 4.5 s) and keeps a process-wide
-    op-type filter, so a filtered call made by another test would hide these cases.
-    """
-    from onnx import TensorProto, numpy_helper
-
-    captured = []
-    state = np.random.get_state()
-    for name in ONNX_MODULES:
-        with np.errstate(all="ignore"):  # importing runs the generators once; the cast ones overflow on purpose
-            module = importlib.import_module(f"onnx.backend.test.case.node.{name}")
-        original = module.expect
-        module.expect = lambda node, inputs, outputs, name, **kw: captured.append((name, node, inputs, outputs))
-        try:
-            for cls in vars(module).values():
-                if inspect.isclass(cls) and cls.__module__ == module.__name__:
-                    for attr in sorted(vars(cls)):
-                        if attr.startswith("export"):
-                            np.random.seed(0)  # as onnx's exporter does before each generator
-                            with np.errstate(all="ignore"):  # the cast generators overflow float16 on purpose
-                                getattr(cls, attr)()
-        finally:
-            module.expect = original
-    np.random.set_state(state)
-
-    def array(v):
-        return numpy_helper.to_array(v) if isinstance(v, TensorProto) else np.asarray(v)
-
-    out = {}
-    for name, node, inputs, outputs in captured:
-        try:
-            out[name] = (node, [array(i) for i in inputs], [array(o) for o in outputs])
-        except Exception:  # float8/int4/bfloat16 tensors NumPy cannot hold: no DirectML DataType either
-            out[name] = (node, None, None)
-    return out
+    """{name: (node, inputs, outputs)} from onnx's node-case generators of ONNX_MODULES (tests/onnx_node_cases.py)."""
+    return {n: (c.node, c.inputs, c.outputs) for n, c in generated(ONNX_MODULES).items()}
 
 
 ONNX_NODE_CASES = _onnx_cases()

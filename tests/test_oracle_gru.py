@@ -19,6 +19,7 @@ import pytest
 import torch
 
 import dmlops
+from tests.onnx_node_cases import generated
 
 BACKENDS = ("reference", "onnxruntime", "torch")
 DTYPES = ("FLOAT32", "FLOAT16")
@@ -228,26 +229,8 @@ def test_matches_onnxruntime_gru_with_parameterized_activations(dt):
 
 # 3. ONNX node test cases -------------------------------------------------------------------------
 def onnx_node_cases():
-    """The test_gru_* cases from onnx.backend.test.case.node.gru, regenerated in memory.
-
-    These are the generators that collect_testcases() runs, called directly with their ``expect`` captured:
-    collect_testcases() imports every node generator (about 4 s) and keeps a process-wide op-type filter,
-    so a second call with another op_type returns the first call's cases.
-    """
-    from onnx.backend.test.case.node import gru as generators
-
-    captured = []
-    original, state = generators.expect, np.random.get_state()
-    generators.expect = lambda node, inputs, outputs, name, **kw: captured.append((name, node, inputs, outputs))
-    try:
-        np.random.seed(0)  # test_gru_seq_length draws its weights from the global generator
-        for attr in sorted(dir(generators.GRU)):
-            if attr.startswith("export"):
-                getattr(generators.GRU, attr)()
-    finally:
-        generators.expect = original
-        np.random.set_state(state)
-    return {name: (node, inputs, outputs) for name, node, inputs, outputs in captured}
+    """The test_gru_* cases from onnx.backend.test.case.node.gru, regenerated in memory (tests/onnx_node_cases.py)."""
+    return {n: (c.node, c.inputs, c.outputs) for n, c in generated(["gru"]).items()}
 
 
 ONNX_CASES = onnx_node_cases()

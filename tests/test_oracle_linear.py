@@ -6,7 +6,6 @@ float64 (addmm, baddbmm, conv*d, conv_transpose*d, autograd of conv2d, reduction
 np.correlate for true (flipped-filter) convolution, brute-force loops for multi-axis ARGMAX/ARGMIN,
 and Random123's published Philox4x32-10 known answers.
 """
-import importlib
 import itertools
 
 import numpy as np
@@ -14,6 +13,7 @@ import pytest
 
 import dmlops
 from dmlops.sample import td
+from tests.onnx_node_cases import generated
 
 BACKENDS = ("reference", "onnxruntime", "torch")
 torch = pytest.importorskip("torch")
@@ -48,38 +48,9 @@ ONNX_MODULES = ("conv", "convtranspose", "gemm", "reducesum", "reducemean", "red
 
 
 def _onnx_cases():
-    """{name: (node, inputs, outputs, opset)} from onnx's node-case generators, regenerated in memory.
-
-    These are the generators collect_testcases() runs, called directly with their module's ``expect``
-    captured: collect_testcases() imports all ~200 generator modules (6 s here) and keeps a process-wide
-    op-type filter, so a filtered call made by another test would hide these cases.
-    """
-    import inspect
-
-    from onnx import defs
-
-    captured = []
-    state = np.random.get_state()
-    for name in ONNX_MODULES:
-        module = importlib.import_module(f"onnx.backend.test.case.node.{name}")
-        original = module.expect
-        module.expect = lambda node, inputs, outputs, name, **kw: captured.append((name, node, inputs, outputs, kw))
-        try:
-            for cls in vars(module).values():
-                if inspect.isclass(cls) and cls.__module__ == module.__name__:
-                    for attr in sorted(vars(cls)):
-                        if attr.startswith("export"):
-                            np.random.seed(0)  # as onnx's exporter does before each generator
-                            getattr(cls, attr)()
-        finally:
-            module.expect = original
-    np.random.set_state(state)
-    out = {}
-    for name, node, inputs, outputs, kw in captured:
-        imports = kw.get("opset_imports")
-        opset = imports[0].version if imports else defs.get_schema(node.op_type, domain=node.domain).since_version
-        out[name] = (node, [np.asarray(i) for i in inputs], [np.asarray(o) for o in outputs], opset)
-    return out
+    """{name: (node, inputs, outputs, opset)} from onnx's node-case generators of ONNX_MODULES
+    (tests/onnx_node_cases.py)."""
+    return {n: (c.node, c.inputs, c.outputs, c.opset) for n, c in generated(ONNX_MODULES).items()}
 
 
 ONNX_NODE_CASES = _onnx_cases()
