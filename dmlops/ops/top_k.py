@@ -1,4 +1,14 @@
-"""DML_OPERATOR_TOP_K: shape rules the descriptor file cannot express.
+"""DML_OPERATOR_TOP_K: the K largest elements of each sequence along Axis, largest first, in OutputValueTensor, and
+their positions within the sequence in OutputIndexTensor (UINT32, or UINT64 from DML_FEATURE_LEVEL_5_0).
+
+Ties keep ascending element index (the docs' example 3; the vectors' float32/float16_axis3_k3 rows of four equal
+values give indices 0, 1, 2, or 4, 0, 1 where a larger value comes first). NaN never beats a number: the rows
+{NaN, inf, -inf, a, b} of float32_axis3_k3 and float16_axis3_k3 select inf, a, b, leaving NaN (index 0) out, where
+ONNX Runtime's TopK and torch.sort would put NaN first. dmlops sorts NaN after -inf (unmeasured: no vector has K
+reach a NaN), NaNs by index; -0 and +0 tie. ONNX TopK (lower index first for ties) and a stable torch.sort
+(torch.topk leaves the order of ties unspecified) lower it; dmlops/ops/_selection.py has the details.
+
+Shape rules the descriptor file cannot express:
 
 From the docs page: Axis "must be less than the DimensionCount of the InputTensor"; OutputValueTensor and
 OutputIndexTensor "must have sizes equal to the InputTensor, except for the dimension specified by the Axis
@@ -11,8 +21,33 @@ from __future__ import annotations
 
 from ..errors import Problem
 from . import _layout as L
+from . import _selection as sel
 
 
 def check(desc, level) -> list[Problem]:
     """Axis in range; 1 <= K <= InputTensor.Sizes[Axis]; both outputs are InputTensor with Sizes[Axis] = K."""
     return L.top_k_problems(desc)
+
+
+def reference(desc, x):
+    """A stable NumPy sort along Axis (NaN last, largest first, ties by index), the first K."""
+    return sel.top_k_reference(desc, x, largest=True)
+
+
+def to_onnx(desc, g, x):
+    """ONNX TopK (sorted, ties by lower index), NaN moved last by a stable partition first."""
+    return sel.top_k_onnx(desc, g, x, largest=True)
+
+
+def to_torch(desc, torch, x):
+    """torch.sort(stable=True) along Axis, the first K."""
+    return sel.top_k_torch(desc, torch, x, largest=True)
+
+
+def _samples():
+    from ..descs import TopK
+
+    return sel.top_k_samples(TopK, with_direction=False)
+
+
+SAMPLES = _samples()
