@@ -1,0 +1,255 @@
+"""Shared pieces of the bitwise operators (ELEMENT_WISE_BIT_AND/OR/XOR/NOT/COUNT, BIT_SHIFT_LEFT/RIGHT).
+
+DirectML applies them to "tensor data in its native encoding ... the tensor data type is ignored except for
+determining the width of each element" (the operator pages): FLOAT16/32/64 and signed tensors are bit patterns
+here, as DirectML's vectors show (BIT_AND float32_2x3x4x5: NaN & 1.0 = 1.0, -2.2431133 & 2.7960665 = the subnormal
+1.5038973e-39; BIT_NOT float32: ~0.0 = 0xFFFFFFFF, a NaN; BIT_COUNT int32: -1 has 32 bits set).
+
+* **NumPy** (the reference) views every tensor as the unsigned integer of its width: exact for every bit pattern,
+  NaN payloads and signs included.
+* **torch** does the same with ``Tensor.view(dtype)`` (``aten::view.dtype``, a backend-independent kernel: it is not
+  in torch-directml's list of its own kernels, and dmlops' check accepts it as a composite; unverified on a real
+  DirectML device). Every pattern is viewed as the *signed* integer of its width (torch has no bitwise kernels for
+  uint16/uint32/uint64), and 64-bit patterns as pairs of int32 (torch-directml stores int64 in 32 bits).
+* **ONNX** has no bit reinterpretation before BitCast (opset 26, which ONNX Runtime does not run), so a FLOAT32 or
+  FLOAT16 value is taken apart with exact float32 arithmetic (:func:`onnx_float_pattern`: the sign from ``x < 0`` or
+  ``1 / x < 0`` for -0; the exponent by comparisons against powers of two and exact scaling; the mantissa from the
+  scaled value) into an int32 holding its pattern, and rebuilt the same way (:func:`onnx_pattern_float`).
+  Exact for ±0, subnormals, normals and ±inf, on an IEEE device that keeps float32 subnormals (ONNX Runtime's CPU
+  provider does). What cannot be preserved:
+
+  - **NaN inputs** are read as the canonical quiet NaN (0x7FC00000, FLOAT16 0x7E00): float arithmetic cannot see a
+    NaN's sign or payload. DirectML's vectors use only that NaN, so they are reproduced (BIT_COUNT float32 NaN = 9
+    bits, float16 NaN = 6 bits);
+  - **NaN outputs** come out as some NaN: the payload and the sign of a result whose exponent is all ones and whose
+    mantissa is not 0 cannot be written by float arithmetic (BIT_NOT float32: ~+0 = 0xFFFFFFFF and ~-0 =
+    0x7FFFFFFF both come out as a NaN; DirectML's answers compare NaN to NaN, so the vectors pass);
+  - on a device that flushes float32 subnormals to zero in arithmetic (D3D lets a GPU do so), subnormal inputs
+    and outputs would read and be written as ±0: the lowering is exact only where float32 subnormals are kept.
+
+  FLOAT64 is refused at compile time (:func:`onnx_refuse_float64`): ONNX Runtime's DirectML provider registers no
+  float64 arithmetic or comparison kernel (only data movement, Cast and Where) to take a float64 apart with.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import DmlOpsError
+from . import _elementwise as ew
+
+FLOATS = ("FLOAT64", "FLOAT32", "FLOAT16")
+WIDTH = {"FLOAT64": 64, "FLOAT32": 32, "FLOAT16": 16, "INT64": 64, "INT32": 32, "INT16": 16, "INT8": 8,
+         "UINT64": 64, "UINT32": 32, "UINT16": 16, "UINT8": 8}
+# FLOAT32 / FLOAT16: (exponent bits, mantissa bits)
+_FORMAT = {"FLOAT32": (8, 23), "FLOAT16": (5, 10)}
+
+
+def data_type(desc, field: str) -> str:
+    """The DataType name of tensor ``field`` of ``desc``."""
+    return desc.tensors()[field].data_type.name
+
+
+# ----------------------------------------------------------------------------------------------- NumPy
+def np_bits(v: np.ndarray, dt: str) -> np.ndarray:
+    """The bit patterns of a logical array of DataType ``dt`` as the unsigned integers of its width (a FLOAT16
+    tensor arrives in float32, exactly: dmlops.lower widens FLOAT16 inputs)."""
+    if dt in FLOATS:
+        v = v.astype(np.dtype(dt.lower()))
+    return np.ascontiguousarray(v).view(np.dtype(f"u{WIDTH[dt] // 8}"))
+
+
+def np_value(bits: np.ndarray, dt: str) -> np.ndarray:
+    """Unsigned bit patterns read as DataType ``dt``."""
+    return np.ascontiguousarray(bits.astype(np.dtype(f"u{WIDTH[dt] // 8}"))).view(np.dtype(dt.lower()))
+
+
+def np_popcount(bits: np.ndarray) -> np.ndarray:
+    """The number of set bits of each unsigned element (int64)."""
+    u8 = np.ascontiguousarray(bits).view(np.uint8).reshape(bits.shape + (bits.dtype.itemsize,))
+    return np.unpackbits(u8, axis=-1).sum(axis=-1).astype(np.int64)
+
+
+# ----------------------------------------------------------------------------------------------- ONNX
+def onnx_refuse_float64(desc, field: str) -> None:
+    """Raise for a FLOAT64 tensor: there is no exact ONNX lowering (see the module docstring)."""
+    if data_type(desc, field) == "FLOAT64":
+        raise DmlOpsError(
+            f"{desc.OPERATOR_TYPE}.{field}: DataType FLOAT64 has no exact ONNX lowering: ONNX has no bit "
+            "reinterpretation before BitCast (opset 26, which ONNX Runtime does not run), and ONNX Runtime's "
+            "DirectML provider registers no float64 arithmetic or comparison kernel to take a float64 apart with. "
+            "The torch and reference backends run it.")
+
+
+def _f32(g, value) -> str:
+    return ew.onnx_const(g, value, np.float32)
+
+
+def _i32(g, value) -> str:
+    return ew.onnx_const(g, value, np.int32)
+
+
+def _bool(g, op: str, inputs) -> str:
+    return g.node(op, inputs, dtype=np.bool_)
+
+
+def _where(g, cond: str, a: str, b: str) -> str:
+    return g.node("Where", [cond, a, b], dtype=g.dtype(a))
+
+
+def onnx_float_pattern(g, x: str, dt: str) -> str:
+    """The bit pattern of each FLOAT32 / FLOAT16 value of ``x`` (computed in float32) as an int32 (a FLOAT16
+    pattern in its low 16 bits), with exact float32 arithmetic: NaN gives the canonical quiet NaN."""
+    ebits, mbits = _FORMAT[dt]
+    bias, emax = 2 ** (ebits - 1) - 1, 2**ebits - 1
+    x = g.cast(x, np.float32)
+    nan = _bool(g, "IsNaN", [x])
+    inf = _bool(g, "IsInf", [x])
+    zero = _f32(g, 0.0)
+    negative = _bool(g, "Or", [_bool(g, "Less", [x, zero]),
+                               _bool(g, "Less", [g.node("Reciprocal", [x]), zero])])  # 1 / -0 = -inf
+    a = g.node("Abs", [x])
+    # s = a / 2**e in [1, 2) and e = floor(log2 a) for every normal a, by exact power-of-two scaling: first down
+    # (a >= 2), then up (a < 1); each step count is a power of two, their sum reaches the format's exponent range.
+    steps = [2**i for i in reversed(range(ebits - 1))]  # FLOAT32: 64 ... 1 (sum 127); FLOAT16: 8 ... 1 (sum 15)
+    s, terms = a, []
+    for k in steps:
+        t = _bool(g, "GreaterOrEqual", [s, _f32(g, 2.0**k)])
+        s = _where(g, t, g.node("Mul", [s, _f32(g, 2.0**-k)]), s)
+        terms.append(_where(g, t, _f32(g, k), zero))
+    for k in steps:
+        t = _bool(g, "Less", [s, _f32(g, 2.0 ** (1 - k))])
+        s = _where(g, t, g.node("Mul", [s, _f32(g, 2.0**k)]), s)
+        terms.append(_where(g, t, _f32(g, -k), zero))
+    e = g.node("Sum", terms)
+    sub = _bool(g, "Less", [a, _f32(g, 2.0 ** (1 - bias))])  # subnormals and zeros: exponent field 0
+    m_normal = g.node("Mul", [g.node("Sub", [s, _f32(g, 1.0)]), _f32(g, 2.0**mbits)])
+    m_sub = g.node("Mul", [g.node("Mul", [a, _f32(g, 2.0 ** (bias - 1))]), _f32(g, 2.0**mbits)])
+    special = _bool(g, "Or", [nan, inf])
+    e_field = _where(g, special, _f32(g, emax), _where(g, sub, zero, g.node("Add", [e, _f32(g, bias)])))
+    m_field = _where(g, nan, _f32(g, 2.0 ** (mbits - 1)),
+                     _where(g, inf, zero, _where(g, sub, m_sub, m_normal)))
+    pattern = g.node("Add", [g.node("Mul", [g.cast(e_field, np.int32), _i32(g, 2**mbits)]),
+                             g.cast(m_field, np.int32)])
+    sign = -(2**31) if dt == "FLOAT32" else 2**15  # FLOAT32: the int32's own sign bit
+    return g.node("Add", [pattern, _where(g, negative, _i32(g, sign), _i32(g, 0))])
+
+
+def onnx_pattern_float(g, p: str, dt: str) -> str:
+    """The float32 value of each FLOAT32 / FLOAT16 bit pattern held in the int32 ``p`` (exact; a NaN pattern gives
+    a NaN, its payload and sign not kept)."""
+    ebits, mbits = _FORMAT[dt]
+    bias, emax = 2 ** (ebits - 1) - 1, 2**ebits - 1
+    if dt == "FLOAT32":
+        negative = _bool(g, "Less", [p, _i32(g, 0)])
+    else:
+        negative = _bool(g, "Not", [_bool(g, "Equal", [g.node("BitwiseAnd", [p, _i32(g, 2**15)]), _i32(g, 0)])])
+    # the exponent field in place (E * 2**mbits < 2**31) is exact in float32; so is the mantissa (< 2**23)
+    e = g.node("Mul", [g.cast(g.node("BitwiseAnd", [p, _i32(g, emax << mbits)]), np.float32), _f32(g, 2.0**-mbits)])
+    frac = g.node("Mul", [g.cast(g.node("BitwiseAnd", [p, _i32(g, 2**mbits - 1)]), np.float32),
+                          _f32(g, 2.0**-mbits)])
+    # normal: (1 + frac) * 2**(1 - bias), then times 2**(E - 1) one power of two at a time: every partial product
+    # lies between the first factor and the (finite) result, so each multiplication is exact.
+    v = g.node("Mul", [g.node("Add", [frac, _f32(g, 1.0)]), _f32(g, 2.0 ** (1 - bias))])
+    n = g.node("Sub", [e, _f32(g, 1.0)])
+    one = _f32(g, 1.0)
+    for k in [2**i for i in reversed(range(ebits))]:  # FLOAT32: 128 ... 1 (E - 1 <= 253); FLOAT16: 16 ... 1
+        t = _bool(g, "GreaterOrEqual", [n, _f32(g, k)])
+        n = g.node("Sub", [n, _where(g, t, _f32(g, k), _f32(g, 0.0))])
+        for part in ([64, 64] if k == 128 else [k]):  # 2**128 is beyond float32
+            v = g.node("Mul", [v, _where(g, t, _f32(g, 2.0**part), one)])
+    sub = g.node("Mul", [frac, _f32(g, 2.0 ** (1 - bias))])  # an exact subnormal (or 0)
+    top = _where(g, _bool(g, "Equal", [frac, _f32(g, 0.0)]), _f32(g, np.inf), _f32(g, np.nan))
+    mag = _where(g, _bool(g, "Equal", [e, _f32(g, 0.0)]), sub,
+                 _where(g, _bool(g, "Equal", [e, _f32(g, emax)]), top, v))
+    return _where(g, negative, g.node("Neg", [mag]), mag)
+
+
+def onnx_pattern(g, v: str, dt: str) -> str:
+    """``v`` as integer bit patterns: integers as they are, FLOAT32 / FLOAT16 through :func:`onnx_float_pattern`."""
+    return onnx_float_pattern(g, v, dt) if dt in _FORMAT else v
+
+
+def onnx_value(g, p: str, dt: str) -> str:
+    """The inverse of :func:`onnx_pattern`."""
+    return onnx_pattern_float(g, p, dt) if dt in _FORMAT else p
+
+
+def onnx_not(g, p: str, dt: str) -> str:
+    """~pattern (a FLOAT16 pattern stays in the low 16 bits of its int32)."""
+    if dt == "FLOAT16":
+        return g.node("BitwiseXor", [p, _i32(g, 0xFFFF)])
+    return g.node("BitwiseNot", [p])
+
+
+_POPCOUNT = np.array([bin(i).count("1") for i in range(256)], np.int32)
+
+
+def onnx_popcount(g, p: str, width: int) -> str:
+    """The number of set bits among the low ``width`` bits of each integer of ``p`` (int32): one byte at a time
+    through a 256-entry table. Bits are moved with BitShift on the unsigned type of the same width (same-width
+    Casts keep the bits on ONNX Runtime's CPU and DirectML providers); 8/16-bit patterns are zero-extended to 32."""
+    dtype = g.dtype(p)
+    unsigned = np.dtype(f"u{dtype.itemsize}")
+    u = g.cast(p, unsigned)
+    if unsigned.itemsize < 4:
+        u = g.cast(u, np.uint32)
+    table = g.const(_POPCOUNT)
+    count = None
+    for k in range(width // 8):
+        byte = u if k == 0 else g.node("BitShift", [u, g.scalar(8 * k, u)], direction="RIGHT")
+        byte = g.node("BitwiseAnd", [byte, g.scalar(255, u)])
+        c = g.node("Gather", [table, g.cast(byte, np.int64)], dtype=np.int32, axis=0)
+        count = c if count is None else g.node("Add", [count, c])
+    return count
+
+
+# ----------------------------------------------------------------------------------------------- torch
+def torch_pattern(torch, v, dt: str):
+    """``(pattern, back)``: ``v`` viewed as the signed integers of its width (64-bit ones as pairs of int32 along the
+    last dimension), and the inverse view. FLOAT16 (computed in float32 by dmlops) is narrowed back first, exactly."""
+    if dt == "FLOAT16":
+        v = v.to(torch.float16)
+    elif dt == "FLOAT32":
+        v = v.to(torch.float32)
+    original = v.dtype
+    width = WIDTH[dt]
+    signed = {8: torch.int8, 16: torch.int16, 32: torch.int32, 64: torch.int32}[width]
+    p = v.contiguous().view(signed)
+    return p, lambda r: r.contiguous().view(original)
+
+
+def torch_popcount(torch, p, width: int):
+    """The number of set bits of each element of a :func:`torch_pattern` (int32; 64-bit pairs summed)."""
+    w = min(width, 32)
+    q = p.to(torch.int32)  # sign-extended: only the low w bits are counted
+    count = torch.zeros(q.shape, dtype=torch.int32, device=q.device)
+    for i in range(w):
+        mask = -(2**31) if i == 31 else 1 << i
+        count = count + (torch.bitwise_and(q, mask) != 0).to(torch.int32)
+    if width == 64:  # the two int32 halves sit side by side in the last dimension (no extra dimension)
+        count = count[..., 0::2] + count[..., 1::2]
+    return count
+
+
+# ----------------------------------------------------------------------------------------------- binary AND/OR/XOR
+def reference_binary(desc, x, fn) -> dict:
+    """``fn`` on the unsigned bit patterns of ATensor and BTensor, read back as OutputTensor's DataType."""
+    dt = data_type(desc, "ATensor")
+    return {"OutputTensor": np_value(fn(np_bits(x["ATensor"], dt), np_bits(x["BTensor"], dt)), dt)}
+
+
+def onnx_binary(desc, g, x, op: str) -> dict:
+    """ONNX ``op`` (BitwiseAnd/Or/Xor) on the bit patterns; FLOAT64 refused."""
+    for field in ("ATensor", "BTensor"):
+        onnx_refuse_float64(desc, field)
+    dt = data_type(desc, "ATensor")
+    r = g.node(op, [onnx_pattern(g, x["ATensor"], dt), onnx_pattern(g, x["BTensor"], dt)])
+    return {"OutputTensor": onnx_value(g, r, dt)}
+
+
+def torch_binary(desc, torch, x, fn) -> dict:
+    """``fn`` (torch.bitwise_and/or/xor) on the signed views of the bit patterns."""
+    dt = data_type(desc, "ATensor")
+    a, back = torch_pattern(torch, x["ATensor"], dt)
+    b, _ = torch_pattern(torch, x["BTensor"], dt)
+    return {"OutputTensor": back(fn(a, b))}

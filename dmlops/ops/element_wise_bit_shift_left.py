@@ -1,0 +1,103 @@
+"""DML_OPERATOR_ELEMENT_WISE_BIT_SHIFT_LEFT: f(a, b) = a << b, a logical shift of unsigned integers (UINT8/16/32,
+UINT64 from DML_FEATURE_LEVEL_4_1), equal Sizes; zero strides broadcast.
+
+Shift counts the page leaves open, from DirectML's vectors: the shift is done in a 32-bit register with the count
+taken modulo 32, as HLSL's ``<<`` does (BIT_SHIFT_LEFT uint32_3x4x5: 912 << 33 is not in the vectors, but 867 << 27 = 402653184 keeps the low 32 bits); narrower types are widened to that
+register and the result keeps the type's low bits (uint16_3x4x5: 17 << 16 = 0, 846 << 18 = 0, 307 << 6 = 19648). There is no UINT8 or UINT64 vector: UINT8
+is taken to work as UINT16 does, and UINT64 to take the count modulo 64 (HLSL's rule for 64-bit shifts); both are
+inferences. ONNX BitShift and torch leave counts >= the width undefined or 0, so every lowering masks the count first.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..sample import Sample
+from . import _elementwise as ew
+
+_LEFT = True
+
+
+def _mask(width: int) -> int:
+    """The bits of the shift count DirectML uses: 5 (a 32-bit register), 6 for UINT64."""
+    return 63 if width == 64 else 31
+
+
+def reference(desc, x):
+    """a << (b mod 32) in a uint32 register (UINT64: b mod 64 in a uint64), kept to the type's width."""
+    a, b = x["ATensor"], x["BTensor"]
+    width = 8 * a.dtype.itemsize
+    reg = np.uint64 if width == 64 else np.uint32
+    s = b.astype(reg) & reg(_mask(width))
+    r = np.left_shift(a.astype(reg), s) if _LEFT else np.right_shift(a.astype(reg), s)
+    return {"OutputTensor": (r & reg(2**width - 1)).astype(a.dtype)}
+
+
+def to_onnx(desc, g, x):
+    """ONNX BitShift (opset 11) in uint32 (UINT8/UINT16 zero-extended, masked back to their width) or uint64, with the
+    count masked to 5 (6) bits first."""
+    a, b = x["ATensor"], x["BTensor"]
+    dtype = g.dtype(a)
+    width = 8 * dtype.itemsize
+    if width < 32:
+        a, b = g.cast(a, np.uint32), g.cast(b, np.uint32)
+    s = g.node("BitwiseAnd", [b, g.scalar(_mask(width), b)])
+    r = g.node("BitShift", [a, s], direction="LEFT")
+    if width < 32:
+        r = g.cast(g.node("BitwiseAnd", [r, g.scalar(2**width - 1, r)]), dtype)
+    return {"OutputTensor": r}
+
+
+def to_torch(desc, torch, x):
+    """UINT8 (the only one torch-directml runs): int32 multiply or floor-divide by 2**min(b mod 32, 8) from a table
+    (torch-directml has no shift kernels); UINT16/UINT32: int64 shifts; UINT64: int64 shifts on the same bits, the
+    right shift made logical with a mask."""
+    a, b = x["ATensor"], x["BTensor"]
+    if a.dtype == torch.uint8:
+        s = (b.to(torch.int32) & 31).clamp(max=8)  # shifting 8 or more bits out of a byte leaves 0 either way
+        table = torch.tensor([2**i for i in range(9)], dtype=torch.int32, device=a.device)
+        factor = torch.index_select(table, 0, s.reshape(-1)).reshape(s.shape)
+        v = a.to(torch.int32)
+        r = torch.bitwise_and(v * factor, 255)
+        return {"OutputTensor": r.to(torch.uint8)}
+    if a.dtype == torch.uint64:
+        v, s = a.view(torch.int64), b.view(torch.int64) & 63
+        r = torch.bitwise_left_shift(v, s)
+        return {"OutputTensor": r.view(torch.uint64)}
+    width = 8 * a.element_size()
+    v, s = a.to(torch.int64), b.to(torch.int64) & 31
+    r = torch.bitwise_and(torch.bitwise_left_shift(v, s), 2**width - 1)
+    return {"OutputTensor": r.to(a.dtype)}
+
+
+def _samples():
+    from ..descs import ElementWiseBitShiftLeft as cls
+
+    def make(t):
+        return ew.binary_desc(cls, t, [4])
+
+    exact = dict(atol=0, rtol=0, why="shifts: exact")
+    return [
+        # 1 << 4 = 16; 3 << 31 = 0x180000000 keeps 0x80000000; 0x80000001 << 1 keeps 2; 5 << 33 = 5 << 1 = 10
+        # (the count modulo 32, as DirectML's uint32 vector shows for the right shift).
+        Sample("uint32", make("UINT32"),
+               {"ATensor": ew.int_array([1, 3, 0x80000001, 5], "UINT32"), "BTensor": ew.int_array([4, 31, 1, 33], "UINT32")},
+               {"OutputTensor": ew.int_array([16, 0x80000000, 2, 10], "UINT32")}, **exact),
+        # 3 << 15 keeps 0x8000; 5 << 16 = 0 (DirectML's uint16 vector: not the count modulo 16).
+        Sample("uint16", make("UINT16"),
+               {"ATensor": ew.int_array([1, 3, 0x8001, 5], "UINT16"), "BTensor": ew.int_array([4, 15, 1, 16], "UINT16")},
+               {"OutputTensor": ew.int_array([16, 0x8000, 2, 0], "UINT16")}, **exact),
+        Sample("uint8", make("UINT8"),
+               {"ATensor": ew.int_array([1, 3, 0x81, 5], "UINT8"), "BTensor": ew.int_array([4, 7, 1, 8], "UINT8")},
+               {"OutputTensor": ew.int_array([16, 0x80, 2, 0], "UINT8")}, **exact),
+        # 3 << 63 keeps 2**63; 5 << 65 = 5 << 1 (the count modulo 64: an inference, no vector).
+        Sample("uint64", make("UINT64"),
+               {"ATensor": ew.int_array([1, 3, 2**63 + 1, 5], "UINT64"), "BTensor": ew.int_array([4, 63, 1, 65], "UINT64")},
+               {"OutputTensor": ew.int_array([16, 2**63, 2, 10], "UINT64")}, **exact),
+        # B = [1, 2] per row through strides [1, 0] (a zero stride).
+        Sample("uint32_broadcast_column", ew.binary_desc(cls, "UINT32", [2, 3], strides_b=[1, 0]),
+               {"ATensor": ew.int_array([[1, 2, 12], [1, 2, 12]], "UINT32"), "BTensor": ew.int_array([1, 2], "UINT32")},
+               {"OutputTensor": ew.int_array([[2, 4, 24], [4, 8, 48]], "UINT32")}, **exact),
+    ]
+
+
+SAMPLES = _samples()
