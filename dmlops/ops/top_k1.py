@@ -12,8 +12,8 @@ stable torch.sort lower it; dmlops/ops/_selection.py has the details.
 
 Shape rules the descriptor file cannot express (TOP_K's; AxisDirection changes the order, not the shapes): Axis
 "must be less than the DimensionCount of the InputTensor"; OutputValueTensor and OutputIndexTensor equal
-InputTensor's Sizes but along Axis, where they are K; K > 0. The page's "K less than the number of elements along Axis" is relaxed to
-"at most" because DirectML runs K equal to it: DirectML wins over the page.
+InputTensor's Sizes but along Axis, where they are K; K > 0. The page's "K less than the number of elements along
+Axis" is relaxed to "at most" because DirectML runs K equal to it: DirectML wins over the page.
 """
 from __future__ import annotations
 
