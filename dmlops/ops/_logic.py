@@ -15,9 +15,10 @@ The operators differ only in a function: the tables below hold it once for NumPy
 modules import these lowerings (they look their function up by ``desc.OPERATOR_TYPE``).
 
 Backend gaps handled here:
-* ONNX Runtime's CPU provider registers fewer integer types than the DirectML provider for Where (no int16, uint16,
-  uint64 in 1.32) and, in older releases, for the comparisons; values are compared and selected in int32 / int64
-  (exact widenings; UINT64 as int64 bits, compared through the order-preserving ``x ^ 2**63``). A nonzero test of an
+* ONNX Runtime's CPU provider registered comparison kernels for fewer integer types than the DirectML provider in
+  older releases (the project allows 1.17 on); integers are compared in int32 / int64 (exact widenings; UINT64 as
+  int64 bits through the order-preserving ``x ^ 2**63``). Its Where turns a selected -0 into +0, so ELEMENT_WISE_IF
+  selects by data movement (:func:`onnx_where`). A nonzero test of an
   unsigned value is ONNX ``Cast(to=bool)``: the DirectML provider lowers it to CAST to UINT8 (saturating) and a
   [0, 1] CLIP, which is ``x != 0`` for unsigned types.
 * torch has no comparison kernels for uint16/uint32/uint64 (ew.torch_ordered maps them to int64) and no
@@ -45,7 +46,7 @@ LOGIC = {
     "ELEMENT_WISE_LOGICAL_XOR": (np.logical_xor, "Xor", "logical_xor"),
 }
 
-# The dtype ONNX Runtime's CPU provider compares / selects a value in (missing: the value's own dtype).
+# The dtype ONNX Runtime's CPU provider compares a value in (missing: the value's own dtype).
 _ONNX_WIDER = {np.dtype(t): np.dtype(w) for t, w in (("int8", "int32"), ("int16", "int32"), ("uint8", "int32"),
                                                      ("uint16", "int32"), ("uint32", "int64"))}
 _INT64_MIN = -(2**63)
@@ -109,14 +110,16 @@ def logic_onnx(desc, g, x):
 
 
 def onnx_where(g, keep: str, a: str, b: str) -> str:
-    """``keep ? a : b`` with ONNX Where, bit for bit (dtypes without a CPU Where kernel go through int32 / int64)."""
-    dtype = g.dtype(a)
-    if dtype == np.uint64:  # the same bits as int64
-        return g.cast(g.node("Where", [keep, g.cast(a, np.int64), g.cast(b, np.int64)], dtype=np.int64), dtype)
-    wider = _ONNX_WIDER.get(dtype)
-    if wider is None or dtype == np.uint8:  # Where has float32/float64/int32/int64/uint8 kernels everywhere
-        return g.node("Where", [keep, a, b], dtype=dtype)
-    return g.cast(g.node("Where", [keep, g.cast(a, wider), g.cast(b, wider)], dtype=wider), dtype)
+    """``keep ? a : b`` bit for bit, as data movement: GatherElements picks A (index 0) or B (index 1) from the two
+    stacked along a new leading axis.
+
+    Not ONNX Where: ONNX Runtime's CPU Where returns +0 where it selects a -0 from its X input (1.32, float32 and
+    float64: Where(true, -0, y) = +0), and it has no kernel for int16, uint16 or uint64. GatherElements, Concat,
+    Unsqueeze and Squeeze copy elements whatever their type, on the CPU and DirectML providers alike."""
+    axis0 = g.ints([0])
+    stacked = g.node("Concat", [g.node("Unsqueeze", [a, axis0]), g.node("Unsqueeze", [b, axis0])], axis=0)
+    index = g.node("Unsqueeze", [g.cast(g.node("Not", [keep], dtype=np.bool_), np.int64), axis0])
+    return g.node("Squeeze", [g.node("GatherElements", [stacked, index], axis=0), axis0])
 
 
 # ----------------------------------------------------------------------------------------------- torch

@@ -3,9 +3,10 @@
 ConditionTensor is UINT8 and any nonzero value selects A (DirectML's vectors: float32 / float16 / int32 / uint8 give
 A for conditions 1, 2, 7 and 255). A, B and OutputTensor share one DataType (every type from
 DML_FEATURE_LEVEL_5_0); all four have equal Sizes, zero strides broadcast. A select: values are copied bit for bit
-(NaN payloads, -0; FLOAT16 values pass through float32 unchanged, see dmlops.lower). ONNX Where and torch.where
-need a bool condition, so the condition is tested for nonzero first; dtypes without an ONNX Runtime CPU Where kernel
-are selected in int32 / int64 (dmlops.ops._logic.onnx_where).
+(NaN payloads, -0). torch.where needs a bool condition, so the condition is tested for nonzero first. The ONNX
+lowering is not Where (ONNX Runtime's CPU Where turns a selected -0 into +0) but GatherElements over A and B
+stacked (dmlops.ops._logic.onnx_where). FLOAT16 values pass through float32 (dmlops.lower), which keeps every value
+but quiets a signaling NaN on the ONNX Runtime and torch backends (0x7C01 -> 0x7E01); the NumPy reference keeps it.
 """
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ def reference(desc, x):
 
 
 def to_onnx(desc, g, x):
-    """Where(Cast(c, bool), a, b)."""
+    """A or B picked by GatherElements with index Cast(c, bool) ? 0 : 1 (_logic.onnx_where)."""
     keep = _logic.onnx_truth(g, x["ConditionTensor"])
     return {"OutputTensor": _logic.onnx_where(g, keep, x["ATensor"], x["BTensor"])}
 
