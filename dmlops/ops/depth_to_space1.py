@@ -10,7 +10,8 @@ InputHeight, InputWidth} and OutputTensor are 4-dimensional (the support tiers);
 InputChannelCount / (BlockSize * BlockSize), InputHeight * BlockSize, InputWidth * BlockSize}, so InputChannelCount
 must be divisible by BlockSize * BlockSize, and BlockSize must be at least 1 (it divides). DirectML agrees
 (vectors: an OutputTensor of {1, 1, 1, 2} for a {1, 1, 1, 1} input with BlockSize 1 is refused; BlockSize 1 itself
-runs). Order changes the order of the moved elements, not the Sizes."""
+runs). Order changes the order of the moved elements, not the Sizes.
+"""
 from __future__ import annotations
 
 import numpy as np

@@ -9,7 +9,8 @@ Width} and OutputTensor are 4-dimensional (the support tiers); BlockSize must be
 and Width must be divisible by BlockSize, and OutputTensor.Sizes = {Batch, Channels * BlockSize * BlockSize, Height
 / BlockSize, Width / BlockSize}. The page's OutputTensor text gives DEPTH_TO_SPACE's sizes ({Channels / (BlockSize
 * BlockSize), Height * BlockSize, Width * BlockSize}); its example ({1, 2, 4, 6} -> {1, 8, 2, 3}) and DirectML
-(vectors) follow the rule above, so dmlops does: DirectML wins over the page text."""
+(vectors) follow the rule above, so dmlops does: DirectML wins over the page text.
+"""
 from __future__ import annotations
 
 import numpy as np

@@ -11,7 +11,8 @@ and Width must be divisible by BlockSize, and OutputTensor.Sizes = {Batch, Chann
 / BlockSize, Width / BlockSize}. The page's OutputTensor text gives DEPTH_TO_SPACE's sizes ({Channels / (BlockSize
 * BlockSize), Height * BlockSize, Width * BlockSize}); its example ({1, 2, 4, 6} -> {1, 8, 2, 3}) and DirectML
 (vectors) follow the rule above, so dmlops does: DirectML wins over the page text. Order changes the order of the
-moved elements, not the Sizes."""
+moved elements, not the Sizes.
+"""
 from __future__ import annotations
 
 import numpy as np
