@@ -1,0 +1,113 @@
+"""Shared pieces of the B02 arithmetic lowerings: ELEMENT_WISE_MODULUS_TRUNCATE / _FLOOR and truncation.
+
+* Float modulus, from DirectML's vectors: DirectML evaluates the docs' formula literally in float32,
+  ``a - b * trunc(a / b)`` (``floor`` for MODULUS_FLOOR), each operation rounded, no fused multiply-add. That
+  reproduces every float32 and FLOAT16 element of the vectors bit for bit, where C fmod / Python's % (exact
+  remainders) miss 9 of 120 (MODULUS_TRUNCATE float32_2x3x4x5: [12] 1.7206758 mod 0.29743248 = 0.23351347, fmod
+  gives 0.2335136) and a fused b * q - a misses 7. It also explains the specials: x mod ±0, ±inf mod y and
+  x mod ±inf are NaN (1 mod inf = NaN: inf * trunc(1 / inf) = inf * 0), where fmod gives 1.
+* Integer modulus: the same formula with DIVIDE's truncating quotient (ew.truncating_divide), so the result has
+  the dividend's sign (truncate) or the divisor's (floor) as in C / Python (vectors int32_3x4x5 and uint32_3x4x5
+  agree with that: -7 mod 3 = -1 truncated, 2 floored). INT_MIN mod -1 = 0. No vector divides an integer by
+  zero; the formula gives a (b * q = 0 whatever DIVIDE's quotient by zero is), which is what dmlops returns —
+  unverified on DirectML.
+* ONNX Runtime raises on an integer divisor of zero (and INT_MIN / -1 traps on x86); torch raises on zero too:
+  the lowerings divide by a guarded divisor and select the answers above. ONNX Mod is avoided: its DirectML
+  provider registers no int64/uint64 kernel, and fmod=1 is float-only at opset 18.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import _elementwise as ew
+
+
+# ----------------------------------------------------------------------------------------------- NumPy
+def float_modulus(a: np.ndarray, b: np.ndarray, floor: bool) -> np.ndarray:
+    """``a - b * round(a / b)`` in the inputs' float type, each operation rounded (see the module docstring)."""
+    with np.errstate(all="ignore"):
+        q = a / b
+        q = np.floor(q) if floor else np.trunc(q)
+        return a - b * q
+
+
+def integer_modulus(a: np.ndarray, b: np.ndarray, floor: bool) -> np.ndarray:
+    """a mod b for integer arrays: C's remainder (truncate) or Python's (floor); a where b = 0; exact, no wrap."""
+    signed = a.dtype.kind == "i"
+    zero = b == 0
+    bad = zero | (b == -1) if signed else zero  # a mod -1 = 0 = a mod 1, without INT_MIN / -1
+    safe = np.where(bad, np.ones_like(b), b)
+    r = np.where(zero, a, np.fmod(a, safe)).astype(a.dtype)
+    if floor and signed:
+        with np.errstate(over="ignore"):  # r and b have opposite signs here: r + b cannot overflow
+            r = np.where((r != 0) & ((r < 0) != (b < 0)), r + b, r).astype(a.dtype)
+    return r
+
+
+def modulus(a: np.ndarray, b: np.ndarray, floor: bool) -> np.ndarray:
+    """ELEMENT_WISE_MODULUS_TRUNCATE (floor=False) / _FLOOR (floor=True) in NumPy."""
+    if a.dtype.kind == "f":
+        return float_modulus(a, b, floor)
+    return integer_modulus(a, b, floor)
+
+
+# ----------------------------------------------------------------------------------------------- ONNX
+def onnx_trunc(g, v: str) -> str:
+    """trunc(v) for floats (ONNX has no Trunc at opset 18): Ceil below 0, Floor elsewhere (NaN, ±inf, -0 kept)."""
+    negative = g.node("Less", [v, ew.onnx_const(g, 0, g.dtype(v))], dtype=np.bool_)
+    return g.node("Where", [negative, g.node("Ceil", [v]), g.node("Floor", [v])], dtype=g.dtype(v))
+
+
+def onnx_modulus(g, a: str, b: str, floor: bool) -> str:
+    """:func:`modulus` in ONNX ops: Div, Floor/trunc, Mul, Sub for floats; a guarded integer Div for integers."""
+    dtype = g.dtype(a)
+    if dtype.kind == "f":
+        q = g.node("Div", [a, b])
+        q = g.node("Floor", [q]) if floor else onnx_trunc(g, q)
+        return g.node("Sub", [a, g.node("Mul", [b, q])])
+    # DIVIDE's quotient (b = 0 and b = -1 guarded); b * q wraps to a for b = -1 and is 0 for b = 0.
+    r = g.node("Sub", [a, g.node("Mul", [b, ew.onnx_integer_divide(g, a, b)])])
+    if floor and dtype.kind == "i":
+        zero = ew.onnx_const(g, 0, dtype)
+        opposite = g.node("Xor", [g.node("Less", [r, zero], dtype=np.bool_), g.node("Less", [b, zero], dtype=np.bool_)],
+                          dtype=np.bool_)
+        adjust = g.node("And", [opposite, g.node("Not", [g.node("Equal", [r, zero], dtype=np.bool_)], dtype=np.bool_)],
+                        dtype=np.bool_)
+        r = ew.onnx_int_select(g, adjust, g.node("Add", [r, b]), r)
+    return r
+
+
+# ----------------------------------------------------------------------------------------------- torch
+def torch_trunc(torch, v):
+    """trunc(v) from ops torch-directml registers (it has no aten::trunc): ceil below 0, floor elsewhere."""
+    return torch.where(v < 0, torch.ceil(v), torch.floor(v))
+
+
+def _torch_uint64_modulus(torch, a, b):
+    zero = b.view(torch.int64) == 0
+    one = torch.ones((), dtype=torch.int64, device=b.device)
+    safe = torch.where(zero, one, b.view(torch.int64))
+    q = ew.torch_unsigned_divide64(torch, a, safe.view(torch.uint64)).view(torch.int64)
+    r = a.view(torch.int64) - safe * q  # wrapping int64 arithmetic: the uint64 bits of a - b * q
+    return torch.where(zero, a.view(torch.int64), r).view(torch.uint64)
+
+
+def torch_modulus(torch, a, b, floor: bool):
+    """:func:`modulus` in torch ops (no aten::fmod on torch-directml; integers through torch.div by a guarded
+    divisor, uint16/uint32 in int64, uint64 by ew.torch_unsigned_divide64)."""
+    if a.is_floating_point():
+        q = a / b
+        q = torch.floor(q) if floor else torch_trunc(torch, q)
+        return a - b * q
+    if a.dtype == torch.uint64:
+        return _torch_uint64_modulus(torch, a, b)
+    (wa, back), (wb, _) = ew.torch_bits(torch, a), ew.torch_bits(torch, b)
+    signed = a.dtype in (torch.int8, torch.int16, torch.int32, torch.int64)
+    zero = wb == 0
+    bad = zero | (wb == -1) if signed else zero
+    safe = torch.where(bad, torch.ones_like(wb), wb)
+    r = wa - torch.div(wa, safe, rounding_mode="trunc") * safe  # |r| < |safe|: no overflow
+    r = torch.where(zero, wa, r)
+    if floor and signed:
+        r = torch.where((r != 0) & ((r < 0) != (wb < 0)), r + wb, r)
+    return back(r)

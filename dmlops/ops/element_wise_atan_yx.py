@@ -1,0 +1,111 @@
+"""DML_OPERATOR_ELEMENT_WISE_ATAN_YX: f(y, x) = atan2(y, x), ATensor = y, BTensor = x.
+
+The quadrants and signed zeros are IEEE atan2's, as DirectML's vectors give them (float32_2x3x4x5): atan2(-0, +0) =
+-0, atan2(+0, -0) = pi, atan2(3, 0) = pi/2, atan2(-3, -0) = -pi/2, atan2(1, inf) = 0, atan2(-1, -inf) = -pi,
+atan2(inf, 2) = pi/2, atan2(-inf, NaN) = NaN. The docs leave the origin undefined; the vectors' device answers
+IEEE's there.
+
+Two ways DirectML's answers differ from IEEE atan2:
+
+* NaN y with a finite x: atan2(NaN, 1) = 0.7854096 (float32_2x3x4x5 [0] and float16_3x4x5 [0]), the value of
+  atan2(1, 1) on that device. dmlops reads a NaN y with a finite x as y = |x| (the one point measured is x = 1;
+  other x are an extrapolation); IEEE, ONNX and torch give NaN.
+* The device's atan is an approximation: up to 1.2e-5 absolute from the correctly rounded atan2 (0.7854096 for
+  pi/4 = 0.7853982): dmlops computes IEEE atan2 and dmlops.vector_tolerances bounds the difference.
+
+ONNX has no Atan2: the ONNX lowering reduces to atan(min(|x|, |y|) / max(|x|, |y|)) in [0, pi/4] and unfolds the
+octant, the sign of ±0 read through 1 / v (a few float32 ULP from IEEE atan2).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..sample import Sample
+from . import _elementwise as ew
+
+
+def reference(desc, x):
+    """IEEE atan2 (float64, rounded once to float32), with DirectML's NaN-y rule."""
+    y, v = x["ATensor"], x["BTensor"]
+    with np.errstate(invalid="ignore"):
+        y = np.where(np.isnan(y) & np.isfinite(v), np.abs(v), y)  # DirectML: atan2(NaN, 1) = atan2(1, 1)
+        return {"OutputTensor": np.arctan2(y.astype(np.float64), v.astype(np.float64)).astype(v.dtype)}
+
+
+def _onnx_negative(g, v: str) -> str:
+    """v < 0 or v = -0 (the sign bit, NaN aside: 1 / -0 = -inf)."""
+    dtype = g.dtype(v)
+    zero = ew.onnx_const(g, 0, dtype)
+    inv = g.node("Div", [ew.onnx_const(g, 1, dtype), v])
+    return g.node("Or", [g.node("Less", [v, zero], dtype=np.bool_), g.node("Less", [inv, zero], dtype=np.bool_)],
+                  dtype=np.bool_)
+
+
+def to_onnx(desc, g, x):
+    """atan(min / max) in [0, pi/4], then pi/2 - r above the diagonal, pi - r left of the y axis, the sign of y."""
+    y, v = x["ATensor"], x["BTensor"]
+    f = g.dtype(v)
+    c = lambda value: ew.onnx_const(g, value, f)  # noqa: E731
+    finite_x = g.node("Not", [g.node("Or", [g.node("IsNaN", [v], dtype=np.bool_), g.node("IsInf", [v], dtype=np.bool_)],
+                                     dtype=np.bool_)], dtype=np.bool_)
+    ax = g.node("Abs", [v])
+    y = g.node("Where", [g.node("And", [g.node("IsNaN", [y], dtype=np.bool_), finite_x], dtype=np.bool_), ax, y],
+               dtype=f)
+    ay = g.node("Abs", [y])
+    lo, hi = g.node("Min", [ax, ay]), g.node("Max", [ax, ay])  # NaN propagates
+    same = g.node("Equal", [ax, ay], dtype=np.bool_)  # ±inf on both axes: pi/4; both zero: handled below
+    safe_hi = g.node("Where", [g.node("Equal", [hi, c(0)], dtype=np.bool_), c(1), hi], dtype=f)
+    r = g.node("Atan", [g.node("Div", [lo, safe_hi])])
+    r = g.node("Where", [same, c(math.pi / 4), r], dtype=f)
+    r = g.node("Where", [g.node("Equal", [hi, c(0)], dtype=np.bool_), c(0), r], dtype=f)
+    r = g.node("Where", [g.node("Greater", [ay, ax], dtype=np.bool_), g.node("Sub", [c(math.pi / 2), r]), r], dtype=f)
+    r = g.node("Where", [_onnx_negative(g, v), g.node("Sub", [c(math.pi), r]), r], dtype=f)
+    return {"OutputTensor": g.node("Where", [_onnx_negative(g, y), g.node("Neg", [r]), r], dtype=f)}
+
+
+def to_torch(desc, torch, x):
+    """torch.atan2, with DirectML's NaN-y rule."""
+    y, v = x["ATensor"], x["BTensor"]
+    y = torch.where(torch.isnan(y) & ~torch.isnan(v) & ~torch.isinf(v), v.abs(), y)
+    return {"OutputTensor": torch.atan2(y, v)}
+
+
+def _samples():
+    from ..descs import ElementWiseAtanYx as cls
+
+    def make(n, **kw):
+        return ew.binary_desc(cls, "FLOAT32", [n], **kw)
+
+    pi = math.pi
+    f = np.float32
+    return [
+        # The four quadrants at 45 degrees and the axes: atan2(1, 1) = pi/4, atan2(1, -1) = 3pi/4,
+        # atan2(-1, -1) = -3pi/4, atan2(-1, 1) = -pi/4, atan2(2, 0) = pi/2, atan2(-2, 0) = -pi/2, atan2(0, -3) = pi.
+        Sample("quadrants", make(7),
+               {"ATensor": np.array([1, 1, -1, -1, 2, -2, 0], f), "BTensor": np.array([1, -1, -1, 1, 0, 0, -3], f)},
+               {"OutputTensor": np.array([pi / 4, 3 * pi / 4, -3 * pi / 4, -pi / 4, pi / 2, -pi / 2, pi], f)},
+               atol=2.5e-7, rtol=0, why="the ONNX form's octant unfolding: within 1 ULP of pi",
+               float16_atol=0, float16_rtol=0),
+        # Signed zeros and infinities as IEEE atan2 (and DirectML's vectors): (+0, +0) = +0, (-0, +0) = -0,
+        # (+0, -0) = pi, (-0, -0) = -pi, (1, inf) = 0, (-1, -inf) = -pi, (inf, inf) = pi/4, (-inf, -inf) = -3pi/4,
+        # (inf, 2) = pi/2; NaN x gives NaN; NaN y with x = 1 gives pi/4 (DirectML's vector: 0.7854096).
+        Sample("specials", make(11),
+               {"ATensor": np.array([0, -0.0, 0, -0.0, 1, -1, np.inf, -np.inf, np.inf, 1, np.nan], f),
+                "BTensor": np.array([0, 0, -0.0, -0.0, np.inf, -np.inf, np.inf, -np.inf, 2, np.nan, 1], f)},
+               {"OutputTensor": np.array([0, -0.0, pi, -pi, 0, -pi, pi / 4, -3 * pi / 4, pi / 2, np.nan, pi / 4], f)},
+               atol=2.5e-7, rtol=0, why="within 1 ULP of pi", float16_atol=0, float16_rtol=0),
+        # General points (reference: IEEE atan2 rounded once); the ONNX form rounds min / max and atan.
+        Sample("general", make(6),
+               {"ATensor": np.array([0.3, 5, -1e-3, 7, -2.5, 1e-30], f), "BTensor": np.array([2, 0.1, 4, -3, -0.5, 1], f)},
+               None, atol=3e-7, rtol=3e-7, why="atan(min / max) and the octant unfolding: a few float32 ULP"),
+        # X broadcast along rows through strides [1, 0]: atan2(1, 1) = pi/4, atan2(-1, 1) = -pi/4 on row 0.
+        Sample("broadcast", make(2, strides_b=[0]),
+               {"ATensor": np.array([1, -1], f), "BTensor": np.array([1], f)},
+               {"OutputTensor": np.array([pi / 4, -pi / 4], f)}, atol=1e-7, rtol=0, why="1 ULP",
+               float16_atol=0, float16_rtol=0),
+    ]
+
+
+SAMPLES = _samples()
