@@ -100,8 +100,11 @@ def elements(sizes, axis: int, index_sizes) -> Addresses:
     ``sizes`` except along ``axis``), replacing that element's ``axis`` coordinate; addresses are flat {M}."""
     strides = packed_strides(sizes)
     coords = np.indices(tuple(index_sizes), dtype=np.int64)
-    base = sum(c * s for d, (c, s) in enumerate(zip(coords, strides)) if d != axis)
-    base = np.asarray(base, dtype=np.int64).reshape(-1)
+    base = np.zeros(tuple(index_sizes), np.int64)
+    for d, (c, s) in enumerate(zip(coords, strides)):
+        if d != axis:
+            base += c * s
+    base = base.reshape(-1)
     return Addresses((base.size,), None, (int(sizes[axis]),), (strides[axis],), base, _prod(sizes))
 
 
