@@ -7,16 +7,17 @@ here, as DirectML's vectors show (BIT_AND float32_2x3x4x5: NaN & 1.0 = 1.0, -2.2
 
 * **NumPy** (the reference) views every tensor as the unsigned integer of its width: exact for every bit pattern,
   NaN payloads and signs included.
-* **torch** does the same with ``Tensor.view(dtype)`` (``aten::view.dtype``, a backend-independent kernel: it is not
-  in torch-directml's list of its own kernels, and dmlops' check accepts it as a composite; unverified on a real
-  DirectML device). Every pattern is viewed as the *signed* integer of its width (torch has no bitwise kernels for
-  uint16/uint32/uint64), and 64-bit patterns as pairs of int32 (torch-directml stores int64 in 32 bits).
+* **torch** uses the same exact float32 decomposition for FLOAT32 / FLOAT16 as ONNX (below), because
+  ``Tensor.view(dtype)`` (``aten::view.dtype``) is not among torch-directml's own kernels, is unverified on a DirectML
+  device, and dmlops' dispatch recorder cannot follow it (its composite kernel re-enters itself). FLOAT64 (refused
+  on ONNX; rare on DirectML GPUs) and UINT16/32/64 (which torch-directml refuses) are viewed as signed integers of
+  their width (FLOAT64 as pairs of int32), which is exact for every pattern.
 * **ONNX** has no bit reinterpretation before BitCast (opset 26, which ONNX Runtime does not run), so a FLOAT32 or
   FLOAT16 value is taken apart with exact float32 arithmetic (:func:`onnx_float_pattern`: the sign from ``x < 0`` or
   ``1 / x < 0`` for -0; the exponent by comparisons against powers of two and exact scaling; the mantissa from the
   scaled value) into an int32 holding its pattern, and rebuilt the same way (:func:`onnx_pattern_float`).
   Exact for ±0, subnormals, normals and ±inf, on an IEEE device that keeps float32 subnormals (ONNX Runtime's CPU
-  provider does). What cannot be preserved:
+  provider and torch's CPU kernels do). What cannot be preserved, on ONNX and on torch for FLOAT32 / FLOAT16:
 
   - **NaN inputs** are read as the canonical quiet NaN (0x7FC00000, FLOAT16 0x7E00): float arithmetic cannot see a
     NaN's sign or payload. DirectML's vectors use only that NaN, so they are reproduced (BIT_COUNT float32 NaN = 9
@@ -204,28 +205,102 @@ def onnx_popcount(g, p: str, width: int) -> str:
 
 
 # ----------------------------------------------------------------------------------------------- torch
+def torch_const(torch, like, value):
+    """A 0-d tensor of ``like``'s dtype and device (bitwise ops take tensors: the Scalar overloads are composites that
+    dmlops' dispatch recorder cannot follow)."""
+    return torch.full((), value, dtype=like.dtype, device=like.device)
+
+
+def torch_and(torch, v, mask: int):
+    """``v & mask`` with a tensor operand."""
+    return torch.bitwise_and(v, torch_const(torch, v, mask))
+
+
+def torch_float_pattern(torch, x, dt: str):
+    """:func:`onnx_float_pattern` in float32 torch ops: the int32 bit pattern of each FLOAT32 / FLOAT16 value."""
+    ebits, mbits = _FORMAT[dt]
+    bias, emax = 2 ** (ebits - 1) - 1, 2**ebits - 1
+    x = x.to(torch.float32)
+    nan, inf = torch.isnan(x), torch.isinf(x)
+    negative = (x < 0) | (torch.reciprocal(x) < 0)  # 1 / -0 = -inf
+    a = x.abs()
+    steps = [2**i for i in reversed(range(ebits - 1))]
+    s, e = a, torch.zeros_like(a)
+    for k in steps:
+        t = s >= 2.0**k
+        s = torch.where(t, s * 2.0**-k, s)
+        e = e + t.to(torch.float32) * k
+    for k in steps:
+        t = s < 2.0 ** (1 - k)
+        s = torch.where(t, s * 2.0**k, s)
+        e = e - t.to(torch.float32) * k
+    sub = a < 2.0 ** (1 - bias)
+    m_normal = (s - 1) * 2.0**mbits
+    m_sub = a * 2.0 ** (bias - 1) * 2.0**mbits
+    full = lambda value: torch.full_like(a, value)  # noqa: E731
+    e_field = torch.where(nan | inf, full(emax), torch.where(sub, full(0.0), e + bias))
+    m_field = torch.where(nan, full(2.0 ** (mbits - 1)), torch.where(inf, full(0.0), torch.where(sub, m_sub, m_normal)))
+    pattern = e_field.to(torch.int32) * 2**mbits + m_field.to(torch.int32)
+    sign = -(2**31) if dt == "FLOAT32" else 2**15
+    return pattern + torch.where(negative, torch.full_like(pattern, sign), torch.zeros_like(pattern))
+
+
+def torch_pattern_float(torch, p, dt: str):
+    """:func:`onnx_pattern_float` in float32 torch ops: the float32 value of each int32 FLOAT32 / FLOAT16 pattern."""
+    ebits, mbits = _FORMAT[dt]
+    bias, emax = 2 ** (ebits - 1) - 1, 2**ebits - 1
+    negative = p < 0 if dt == "FLOAT32" else torch_and(torch, p, 2**15) != 0
+    e = torch_and(torch, p, emax << mbits).to(torch.float32) * 2.0**-mbits
+    frac = torch_and(torch, p, 2**mbits - 1).to(torch.float32) * 2.0**-mbits
+    v = (frac + 1) * 2.0 ** (1 - bias)
+    n = e - 1
+    for k in [2**i for i in reversed(range(ebits))]:
+        t = n >= k
+        n = n - t.to(torch.float32) * k
+        for part in ([64, 64] if k == 128 else [k]):
+            v = v * torch.where(t, torch.full_like(v, 2.0**part), torch.ones_like(v))
+    sub = frac * 2.0 ** (1 - bias)
+    top = torch.where(frac == 0, torch.full_like(v, float("inf")), torch.full_like(v, float("nan")))
+    mag = torch.where(e == 0, sub, torch.where(e == emax, top, v))
+    return torch.where(negative, -mag, mag)
+
+
 def torch_pattern(torch, v, dt: str):
-    """``(pattern, back)``: ``v`` viewed as the signed integers of its width (64-bit ones as pairs of int32 along the
-    last dimension), and the inverse view. FLOAT16 (computed in float32 by dmlops) is narrowed back first, exactly."""
-    if dt == "FLOAT16":
-        v = v.to(torch.float16)
-    elif dt == "FLOAT32":
-        v = v.to(torch.float32)
-    original = v.dtype
-    width = WIDTH[dt]
-    signed = {8: torch.int8, 16: torch.int16, 32: torch.int32, 64: torch.int32}[width]
-    p = v.contiguous().view(signed)
-    return p, lambda r: r.contiguous().view(original)
+    """``(pattern, back)``: the bit patterns of ``v`` as integers torch has bitwise kernels for, and the inverse.
+
+    FLOAT32 / FLOAT16: an int32 pattern by exact float32 arithmetic (:func:`torch_float_pattern`), as on ONNX:
+    ``Tensor.view(dtype)`` is not among torch-directml's own kernels. FLOAT64 (which torch-directml devices rarely
+    have): a view as pairs of int32 along the last dimension (exact, NaN payloads included). UINT16/32/64 (which
+    torch-directml refuses): a view as the signed type of the width (torch has no bitwise kernels for them).
+    Other integers: as they are."""
+    if dt in _FORMAT:
+        return torch_float_pattern(torch, v, dt), lambda r: torch_pattern_float(torch, r, dt)
+    if dt == "FLOAT64":
+        v = v.to(torch.float64).contiguous()
+        return v.view(torch.int32), lambda r: r.contiguous().view(torch.float64)
+    if dt in ("UINT16", "UINT32", "UINT64"):
+        original = v.dtype
+        signed = {16: torch.int16, 32: torch.int32, 64: torch.int64}[WIDTH[dt]]
+        return v.contiguous().view(signed), lambda r: r.contiguous().view(original)
+    return v, lambda r: r
+
+
+def torch_not(torch, p, dt: str):
+    """~pattern (a FLOAT16 pattern stays in the low 16 bits of its int32)."""
+    return torch.bitwise_xor(p, torch_const(torch, p, 0xFFFF)) if dt == "FLOAT16" else torch.bitwise_not(p)
 
 
 def torch_popcount(torch, p, width: int):
-    """The number of set bits of each element of a :func:`torch_pattern` (int32; 64-bit pairs summed)."""
+    """The number of set bits among the low ``width`` bits of each element of a :func:`torch_pattern` (int32; FLOAT64's
+    int32 pairs summed)."""
+    if p.dtype == torch.int64:  # INT64 / UINT64 (never on torch-directml): the two halves as int32 pairs
+        p = p.contiguous().view(torch.int32)
     w = min(width, 32)
     q = p.to(torch.int32)  # sign-extended: only the low w bits are counted
     count = torch.zeros(q.shape, dtype=torch.int32, device=q.device)
     for i in range(w):
         mask = -(2**31) if i == 31 else 1 << i
-        count = count + (torch.bitwise_and(q, mask) != 0).to(torch.int32)
+        count = count + (torch_and(torch, q, mask) != 0).to(torch.int32)
     if width == 64:  # the two int32 halves sit side by side in the last dimension (no extra dimension)
         count = count[..., 0::2] + count[..., 1::2]
     return count

@@ -5,7 +5,7 @@ float32_2x3x4x5: NaN (0x7FC00000) has 9 bits, -inf 9, -0 1; float16_3x4x5: NaN (
 -2147483648 has 1).
 
 ONNX and torch have no population count: ONNX looks each byte up in a 256-entry table (Gather), torch adds the
-bits one mask at a time. The float lowerings and what they cannot preserve (a NaN input counts as the canonical
+bits one mask at a time (torch-directml has no shift kernels). The float lowerings and what they cannot preserve (a NaN input counts as the canonical
 quiet NaN; FLOAT64 on ONNX) are described in dmlops.ops._bits.
 """
 from __future__ import annotations
@@ -34,7 +34,7 @@ def to_onnx(desc, g, x):
 
 
 def to_torch(desc, torch, x):
-    """The population count of the same-width signed view, one bit mask at a time (int32)."""
+    """The population count of the bit pattern (dmlops.ops._bits.torch_pattern), one bit mask at a time (int32)."""
     dt = B.data_type(desc, "InputTensor")
     p, _ = B.torch_pattern(torch, x["InputTensor"], dt)
     out = {"UINT8": torch.uint8, "UINT32": torch.uint32}[desc.output_tensor.data_type.name]

@@ -30,9 +30,10 @@ def to_onnx(desc, g, x):
 
 
 def to_torch(desc, torch, x):
-    """torch.bitwise_not on the same-width signed view of the bit pattern."""
-    p, back = B.torch_pattern(torch, x["InputTensor"], B.data_type(desc, "InputTensor"))
-    return {"OutputTensor": back(torch.bitwise_not(p))}
+    """torch.bitwise_not on the bit pattern (dmlops.ops._bits.torch_pattern)."""
+    dt = B.data_type(desc, "InputTensor")
+    p, back = B.torch_pattern(torch, x["InputTensor"], dt)
+    return {"OutputTensor": back(B.torch_not(torch, p, dt))}
 
 
 def _samples():

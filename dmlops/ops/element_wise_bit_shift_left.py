@@ -2,7 +2,7 @@
 UINT64 from DML_FEATURE_LEVEL_4_1), equal Sizes; zero strides broadcast.
 
 Shift counts the page leaves open, from DirectML's vectors: the shift is done in a 32-bit register with the count
-taken modulo 32, as HLSL's ``<<`` does (BIT_SHIFT_LEFT uint32_3x4x5: 912 << 33 is not in the vectors, but 867 << 27 = 402653184 keeps the low 32 bits); narrower types are widened to that
+taken modulo 32, as HLSL's ``<<`` does (BIT_SHIFT_LEFT uint32_3x4x5: 693 << 33 = 1386 and 555 << 34 = 2220: the count modulo 32, not 0); narrower types are widened to that
 register and the result keeps the type's low bits (uint16_3x4x5: 17 << 16 = 0, 846 << 18 = 0, 307 << 6 = 19648). There is no UINT8 or UINT64 vector: UINT8
 is taken to work as UINT16 does, and UINT64 to take the count modulo 64 (HLSL's rule for 64-bit shifts); both are
 inferences. ONNX BitShift and torch leave counts >= the width undefined or 0, so every lowering masks the count first.
@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..sample import Sample
+from . import _bits as B
 from . import _elementwise as ew
 
 _LEFT = True
@@ -53,19 +54,19 @@ def to_torch(desc, torch, x):
     right shift made logical with a mask."""
     a, b = x["ATensor"], x["BTensor"]
     if a.dtype == torch.uint8:
-        s = (b.to(torch.int32) & 31).clamp(max=8)  # shifting 8 or more bits out of a byte leaves 0 either way
+        s = B.torch_and(torch, b.to(torch.int32), 31).clamp(max=8)  # shifting 8 or more bits out of a byte leaves 0 either way
         table = torch.tensor([2**i for i in range(9)], dtype=torch.int32, device=a.device)
         factor = torch.index_select(table, 0, s.reshape(-1)).reshape(s.shape)
         v = a.to(torch.int32)
-        r = torch.bitwise_and(v * factor, 255)
+        r = B.torch_and(torch, v * factor, 255)
         return {"OutputTensor": r.to(torch.uint8)}
     if a.dtype == torch.uint64:
-        v, s = a.view(torch.int64), b.view(torch.int64) & 63
+        v, s = a.view(torch.int64), B.torch_and(torch, b.view(torch.int64), 63)
         r = torch.bitwise_left_shift(v, s)
         return {"OutputTensor": r.view(torch.uint64)}
     width = 8 * a.element_size()
-    v, s = a.to(torch.int64), b.to(torch.int64) & 31
-    r = torch.bitwise_and(torch.bitwise_left_shift(v, s), 2**width - 1)
+    v, s = a.to(torch.int64), B.torch_and(torch, b.to(torch.int64), 31)
+    r = B.torch_and(torch, torch.bitwise_left_shift(v, s), 2**width - 1)
     return {"OutputTensor": r.to(a.dtype)}
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..sample import Sample
+from . import _bits as B
 from . import _elementwise as ew
 
 _LEFT = False
@@ -53,19 +54,19 @@ def to_torch(desc, torch, x):
     right shift made logical with a mask."""
     a, b = x["ATensor"], x["BTensor"]
     if a.dtype == torch.uint8:
-        s = (b.to(torch.int32) & 31).clamp(max=8)  # shifting 8 or more bits out of a byte leaves 0 either way
+        s = B.torch_and(torch, b.to(torch.int32), 31).clamp(max=8)  # shifting 8 or more bits out of a byte leaves 0 either way
         table = torch.tensor([2**i for i in range(9)], dtype=torch.int32, device=a.device)
         factor = torch.index_select(table, 0, s.reshape(-1)).reshape(s.shape)
         v = a.to(torch.int32)
         r = torch.div(v, factor, rounding_mode="floor")
         return {"OutputTensor": r.to(torch.uint8)}
     if a.dtype == torch.uint64:
-        v, s = a.view(torch.int64), b.view(torch.int64) & 63
+        v, s = a.view(torch.int64), B.torch_and(torch, b.view(torch.int64), 63)
         high = torch.bitwise_left_shift(torch.ones_like(v), 64 - s) - 1  # the 64 - s low bits (s = 0: all)
         r = torch.bitwise_right_shift(v, s) & torch.where(s == 0, torch.full_like(v, -1), high)
         return {"OutputTensor": r.view(torch.uint64)}
     width = 8 * a.element_size()
-    v, s = a.to(torch.int64), b.to(torch.int64) & 31
+    v, s = a.to(torch.int64), B.torch_and(torch, b.to(torch.int64), 31)
     r = torch.bitwise_right_shift(v, s)
     return {"OutputTensor": r.to(a.dtype)}
 

@@ -26,7 +26,7 @@ def to_onnx(desc, g, x):
 
 
 def to_torch(desc, torch, x):
-    """torch.bitwise_xor on the same-width signed views of the bit patterns (Tensor.view(dtype))."""
+    """torch.bitwise_xor on the bit patterns (dmlops.ops._bits.torch_pattern)."""
     return B.torch_binary(desc, torch, x, torch.bitwise_xor)
 
 
