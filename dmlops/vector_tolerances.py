@@ -158,6 +158,12 @@ TOLERANCES: dict[str, Tolerance] = {
                                                     "absolute beyond 4 ULP; FLOAT16 exact"),
     # ---- end B01 unary float math, B05 activations
     # ---- issue 11, B02 simple arithmetic
+    # MEAN, SIGN, ROUND, MODULUS_*, DIFFERENCE_SQUARE, CLIP1 and NEGATE are exact (the modulus formula is evaluated
+    # literally in float32, as the vectors show).
+    "ELEMENT_WISE_ATAN_YX": Tolerance(ulps=2, atol=1.5e-5,
+                                      why="the device's atan2 is an approximation: up to 1.17e-5 absolute from IEEE "
+                                          "atan2 (pi/4 comes back as 0.7854096; 1522 ULP on atan2(0.0433, 2.03) = "
+                                          "0.02135), measured on the three backends; FLOAT16 within 1 ULP"),
     # ---- end B02 simple arithmetic
     # ---- issue 11, B03 predicates and logic
     # ---- end B03 predicates and logic

@@ -62,7 +62,9 @@ def to_onnx(desc, g, x):
     r = g.node("Where", [g.node("Equal", [hi, c(0)], dtype=np.bool_), c(0), r], dtype=f)
     r = g.node("Where", [g.node("Greater", [ay, ax], dtype=np.bool_), g.node("Sub", [c(math.pi / 2), r]), r], dtype=f)
     r = g.node("Where", [_onnx_negative(g, v), g.node("Sub", [c(math.pi), r]), r], dtype=f)
-    return {"OutputTensor": g.node("Where", [_onnx_negative(g, y), g.node("Neg", [r]), r], dtype=f)}
+    # The sign of y by a multiply: ONNX Runtime's CPU Where(true, -0, +0) returns +0.
+    sign = g.node("Where", [_onnx_negative(g, y), c(-1), c(1)], dtype=f)
+    return {"OutputTensor": g.node("Mul", [r, sign])}
 
 
 def to_torch(desc, torch, x):

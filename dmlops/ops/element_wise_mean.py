@@ -60,11 +60,12 @@ def _samples():
                {"ATensor": np.array([1, -1, 2.5, -0.0], np.float32), "BTensor": np.array([3, 0.5, 2.5, -0.0], np.float32)},
                {"OutputTensor": np.array([2, -0.25, 2.5, -0.0], np.float32)},
                atol=0, rtol=0, why="exact", float16_atol=0, float16_rtol=0),
-        # The sum is rounded first: 3e38 + 3e38 = inf in float32, so the mean is inf (not 3e38); inf + -inf = NaN.
+        # The sum is rounded first: 2**127 + 2**127 = inf in float32, so the mean is inf (not 2**127); inf + -inf =
+        # NaN; (-2**127 + 2**126) / 2 = -2**125.
         Sample("overflow", make("FLOAT32", 3),
-               {"ATensor": np.array([3e38, np.inf, -3e38], np.float32),
-                "BTensor": np.array([3e38, -np.inf, 1e38], np.float32)},
-               {"OutputTensor": np.array([np.inf, np.nan, -1e38], np.float32)}, atol=0, rtol=0, why="exact",
+               {"ATensor": np.array([2.0**127, np.inf, -2.0**127], np.float32),
+                "BTensor": np.array([2.0**127, -np.inf, 2.0**126], np.float32)},
+               {"OutputTensor": np.array([np.inf, np.nan, -2.0**125], np.float32)}, atol=0, rtol=0, why="exact",
                float16=False),
         # B broadcast along rows through strides [1, 0].
         Sample("broadcast", ew.binary_desc(cls, "FLOAT32", [2, 3], strides_b=[1, 0]),
