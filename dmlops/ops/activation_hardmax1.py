@@ -6,11 +6,25 @@ DirectML agrees: it refuses Axes {1, 1} on a 1-dimensional tensor (vector
 gap_factory_tier_5_1_dt_0_rank_min; out of range and repeated at once, so the vectors do not tell
 which of the two it objects to). An empty Axes list is not rejected: the docs do not forbid it, and
 DirectML accepts AxisCount 0 for ACTIVATION_SOFTMAX1 and ACTIVATION_LOG_SOFTMAX1, which came with
-HARDMAX1 in DML_FEATURE_LEVEL_5_1 (for HARDMAX1 itself unverified). Rules only: no lowering yet.
+HARDMAX1 in DML_FEATURE_LEVEL_5_1 (for HARDMAX1 itself unverified).
+
+Math (the docs): 1 at the position of the largest element of each group of elements that differ only in the Axes
+coordinates, 0 elsewhere; with Axes {DimensionCount - 1} it is ACTIVATION_HARDMAX. Ties: the first maximum in
+row-major order over the Axes taken in dimension order (Axes {1, 3} and {3, 1} are one set), as REDUCE's ARGMAX
+counts them (DirectML's vectors float32_axes_1_3 / float16_axes_1_3 and float32_axes_2, whose first group
+begins with four equal values, and ACTIVATION_HARDMAX float32_1x1x4x5_ties_nan). NaN: a group that starts with NaN
+puts its 1 on the NaN (ACTIVATION_HARDMAX float32_1x1x4x5_ties_nan: [NaN, inf, -inf, ...] gives [1, 0, 0, ...]);
+dmlops reads NaN as the maximum, its first occurrence winning, as its REDUCE ARGMAX does (whose vector
+edge_argmax_ties_nan_inf also has the NaN first) and as NumPy and torch.argmax do; a NaN later in a group is in no
+vector, so that part is unverified. ONNX Runtime's ArgMax passes over a NaN that is not first in its row, so the
+ONNX lowering looks for the first NaN itself in rows that hold one. An empty Axes list makes every element its own group (all 1s; unverified).
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ..errors import Problem
+from ..sample import Sample, td
 from ..validation import tensor
 from ._shapes import axes_problems
 
@@ -20,3 +34,102 @@ def check(desc, level) -> list[Problem]:
     x = tensor(desc, "InputTensor")
     rank = x.dimension_count if x is not None and x.dimension_count else None
     return axes_problems(desc.OPERATOR_TYPE, desc.axes, rank)
+
+
+# ----------------------------------------------------------------------------------------------- lowering
+def _plan(rank: int, axes) -> tuple[list[int], list[int], bool]:
+    """(perm moving the reduced axes last in dimension order, its inverse, whether perm is the identity)."""
+    reduced = sorted(set(axes))
+    perm = [d for d in range(rank) if d not in reduced] + reduced
+    inverse = [perm.index(d) for d in range(rank)]
+    return perm, inverse, perm == list(range(rank))
+
+
+def hardmax(v: np.ndarray, axes) -> np.ndarray:
+    """1 at the first maximum of each group of ``axes`` (row-major over the axes in dimension order; NaN counts as
+    the maximum, its first occurrence wins), 0 elsewhere, in float32."""
+    perm, inverse, _ = _plan(v.ndim, axes)
+    t = np.transpose(v, perm)
+    k = int(np.prod([v.shape[a] for a in set(axes)], dtype=np.int64))
+    flat = t.reshape(-1, k)
+    index = np.argmax(flat, axis=1)  # the first maximum; NumPy's argmax takes the first NaN as the maximum
+    y = (np.arange(k)[None, :] == index[:, None]).astype(np.float32)
+    return np.transpose(y.reshape(t.shape), inverse)
+
+
+def hardmax_onnx(g, v: str, sizes, axes) -> str:
+    """Transpose (reduced axes last), Reshape [N, K], ArgMax, Equal with 0..K-1, Cast, Reshape, Transpose back."""
+    perm, inverse, identity = _plan(len(sizes), axes)
+    moved = [sizes[d] for d in perm]
+    k = int(np.prod([sizes[a] for a in set(axes)], dtype=np.int64))
+    t = v if identity else g.node("Transpose", [v], perm=perm)
+    flat = g.node("Reshape", [t, g.ints([-1, k])])
+    # ONNX Runtime's ArgMax passes over a NaN that is not first in its row: rows holding a NaN look for the first 1
+    # in IsNaN instead.
+    nan = g.cast(g.node("IsNaN", [flat], dtype=np.bool_), g.dtype(flat))
+    has_nan = g.node("Greater", [g.node("ReduceMax", [nan, g.ints([1])], keepdims=1), g.scalar(0, nan)],
+                     dtype=np.bool_)
+    key = g.node("Where", [has_nan, nan, flat], dtype=g.dtype(flat))
+    index = g.node("ArgMax", [key], dtype=np.int64, axis=1, keepdims=1, select_last_index=0)
+    hit = g.node("Equal", [g.const(np.arange(k, dtype=np.int64)[None, :]), index], dtype=np.bool_)
+    y = g.node("Reshape", [g.cast(hit, g.dtype(v)), g.ints(moved)])
+    return y if identity else g.node("Transpose", [y], perm=inverse)
+
+
+def hardmax_torch(torch, v, axes):
+    """The same steps with permute, reshape, argmax and a comparison with arange."""
+    perm, inverse, identity = _plan(v.dim(), axes)
+    t = v if identity else v.permute(perm)
+    k = int(np.prod([v.shape[a] for a in set(axes)], dtype=np.int64))
+    index = torch.argmax(t.reshape(-1, k), dim=1, keepdim=True)  # the first maximum (NaN counts as the maximum)
+    y = (torch.arange(k, device=v.device)[None, :] == index).to(v.dtype).reshape(t.shape)
+    return y if identity else y.permute(inverse)
+
+
+def reference(desc, x):
+    """hardmax over Axes taken together."""
+    return {"OutputTensor": hardmax(x["InputTensor"].astype(np.float32), desc.axes)}
+
+
+def to_onnx(desc, g, x):
+    """hardmax_onnx over Axes."""
+    return {"OutputTensor": hardmax_onnx(g, x["InputTensor"], desc.input_tensor.sizes, desc.axes)}
+
+
+def to_torch(desc, torch, x):
+    """hardmax_torch over Axes."""
+    return {"OutputTensor": hardmax_torch(torch, x["InputTensor"], desc.axes)}
+
+
+def _samples():
+    from ..descs import ActivationHardmax1 as cls
+
+    def d(sizes, axes, strides=None):
+        return cls(input_tensor=td("FLOAT32", sizes, strides), output_tensor=td("FLOAT32", sizes), axes=axes)
+
+    # Axes {0, 2} of {2, 2, 3}: group j = 0 is x[:, 0, :] = [1, 5, 2, 0, 5, 3] (row-major over axes 0 and 2): the
+    # first 5, at (0, 0, 1); group j = 1 is x[:, 1, :] = [-1, -1, -2, -3, -4, -1]: the first -1, at (0, 1, 0).
+    x = np.array([[[1, 5, 2], [-1, -1, -2]], [[0, 5, 3], [-3, -4, -1]]], np.float32)
+    y = np.zeros((2, 2, 3), np.float32)
+    y[0, 0, 1] = y[0, 1, 0] = 1
+    # Axis {0} of {3, 2}: columns [1, 7, 7] -> the first 7 (row 1); [NaN, 9, NaN] -> NaN counts as the maximum.
+    x2 = np.array([[1, np.nan], [7, 9], [7, np.nan]], np.float32)
+    y2 = np.array([[0, 1], [1, 0], [0, 0]], np.float32)
+    return [
+        Sample("axes_0_2_ties", d([2, 2, 3], (0, 2)), {"InputTensor": x}, {"OutputTensor": y}, atol=0, rtol=0,
+               why="exact: a 0/1 selection", float16_atol=0, float16_rtol=0),
+        Sample("axes_2_0_same_set", d([2, 2, 3], (2, 0)), {"InputTensor": x}, {"OutputTensor": y}, atol=0, rtol=0,
+               why="exact: a 0/1 selection", float16_atol=0, float16_rtol=0),
+        Sample("axis_0_nan", d([3, 2], (0,)), {"InputTensor": x2}, {"OutputTensor": y2}, atol=0, rtol=0,
+               why="exact: a 0/1 selection", float16_atol=0, float16_rtol=0),
+        # No axes: every element is its own group (1 everywhere).
+        Sample("no_axes", d([2, 3], ()), {"InputTensor": x2.reshape(2, 3)},
+               {"OutputTensor": np.ones((2, 3), np.float32)}, atol=0, rtol=0, why="exact: a 0/1 selection",
+               float16_atol=0, float16_rtol=0),
+        Sample("chw_broadcast_batch", d([2, 2, 2, 3], (1, 2, 3), [0, 6, 3, 1]),
+               {"InputTensor": np.array([3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 9], np.float32)}, atol=0, rtol=0,
+               why="exact: a 0/1 selection (the first 9 wins)", float16_atol=0, float16_rtol=0),
+    ]
+
+
+SAMPLES = _samples()
