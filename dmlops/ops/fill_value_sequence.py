@@ -91,11 +91,7 @@ def to_torch(desc, torch, x):
         return {"OutputTensor": y.view(torch.uint64)}
     if np.dtype(t) == np.int64:
         return {"OutputTensor": y}
-    low = np.dtype(t).itemsize * 8  # the low bits, as a non-negative int64, then read as the type
-    y = y & (2**low - 1)
-    if np.dtype(t).kind == "i":
-        y = torch.where(y >= 2**(low - 1), y - 2**low, y)
-    return {"OutputTensor": y.to(getattr(torch, np.dtype(t).name))}
+    return {"OutputTensor": y.to(getattr(torch, np.dtype(t).name))}  # .to keeps the low bits
 
 
 def _desc(data_type, sizes, start, delta):
