@@ -16,8 +16,9 @@ from data.
   is below the dimension's size (ONNX Pad rejects more); SYMMETRIC, WRAP (Pad's wrap arrives in opset 19) and
   the periodic REFLECTION are one Gather per padded dimension with the compile-time indices above. ONNX
   Runtime's CPU Pad has no int16/uint16 kernel: those go through int32 (exact). torch: CONSTANT is
-  constant_pad_nd (torch.nn.functional.pad), the other modes index_select per padded dimension (F.pad's
-  reflect/replicate modes take floats of 2 to 5 dimensions only, and reflect rejects pads >= size).
+  constant_pad_nd (torch.nn.functional.pad's kernel, called directly: F.pad's float value would round int64
+  values beyond 2**53), the other modes index_select per padded dimension (F.pad's reflect/replicate modes take
+  floats of 2 to 5 dimensions only, and reflect rejects pads >= size).
 * Depth/space (the DEPTH_TO_SPACE1 / SPACE_TO_DEPTH1 pages, DML_DEPTH_SPACE_ORDER; DirectML's vectors):
   DEPTH_COLUMN_ROW numbers an input channel ``(bh * b + bw) * C' + c`` (ONNX DepthToSpace mode DCR);
   COLUMN_ROW_DEPTH numbers it ``(c * b + bh) * b + bw`` (mode CRD, torch.nn.functional.pixel_shuffle). Each is
@@ -121,7 +122,8 @@ def pad_torch(torch, x, mode: PaddingMode, value, starts, ends):
         pad = []
         for s, e in zip(reversed(starts), reversed(ends)):  # torch lists (start, end) pairs from the last dimension
             pad += [int(s), int(e)]
-        return back(torch.nn.functional.pad(v, pad, mode="constant", value=scalar.item()))
+        # constant_pad_nd itself: F.pad's value is a float, which rounds int64 values beyond 2**53.
+        return back(torch.constant_pad_nd(v, pad, scalar.item()))
     out = v
     for axis in axes:
         index = torch_index(torch, pad_indices(mode, x.shape[axis], starts[axis], ends[axis]), v)

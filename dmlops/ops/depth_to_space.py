@@ -100,7 +100,7 @@ def _samples():
                {"InputTensor": x5},
                {"OutputTensor": x5.reshape(2, 3, 3, 1, 2, 1).transpose(0, 3, 4, 1, 5, 2).reshape(2, 1, 6, 3)},
                **EXACT),
-    ] + integer_samples(DepthToSpace, True, ("INT32", "INT16", "INT8", "UINT32", "UINT16", "UINT8"))
+    ] + integer_samples(DepthToSpace, True, ew.INTEGERS)
 
 
 SAMPLES = _samples()

@@ -100,7 +100,7 @@ def _samples():
         Sample("strided_input", block_desc(SpaceToDepth, "FLOAT32", [1, 1, 2, 2], 2, False, [4, 4, 1, 2]),
                {"InputTensor": np.array([0, 1, 2, 3], np.float32)},
                {"OutputTensor": np.array([0, 2, 1, 3], np.float32).reshape(1, 4, 1, 1)}, **EXACT),
-    ] + integer_samples(SpaceToDepth, False, ("INT32", "INT16", "INT8", "UINT32", "UINT16", "UINT8"))
+    ] + integer_samples(SpaceToDepth, False, ew.INTEGERS)
 
 
 SAMPLES = _samples()
