@@ -162,7 +162,8 @@ def onnx_pattern_float(g, p: str, dt: str) -> str:
     top = _where(g, _bool(g, "Equal", [frac, _f32(g, 0.0)]), _f32(g, np.inf), _f32(g, np.nan))
     mag = _where(g, _bool(g, "Equal", [e, _f32(g, 0.0)]), sub,
                  _where(g, _bool(g, "Equal", [e, _f32(g, emax)]), top, v))
-    return _where(g, negative, g.node("Neg", [mag]), mag)
+    # the sign by a multiplication: ONNX Runtime's CPU Where (1.32) returns +0 for a -0 taken from its X input
+    return g.node("Mul", [mag, _where(g, negative, _f32(g, -1.0), one)])
 
 
 def onnx_pattern(g, v: str, dt: str) -> str:

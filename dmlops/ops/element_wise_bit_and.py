@@ -1,9 +1,10 @@
-"""DML_OPERATOR_ELEMENT_WISE_BIT_AND: f(a, b) = a & b on the bit patterns of the elements (equal Sizes; zero
-strides broadcast). Every DataType the tiers declare (FLOAT16/32/64 from DML_FEATURE_LEVEL_4_1) is a bit pattern of
-its width: "the tensor data type is ignored except for determining the width of each element" (the page).
+"""DML_OPERATOR_ELEMENT_WISE_BIT_AND: f(a, b) = a & b on the bit patterns of the elements (equal Sizes; zero strides
+broadcast). Every DataType the tiers declare (FLOAT16/32/64 from DML_FEATURE_LEVEL_4_1) is a bit pattern of its
+width: "the tensor data type is ignored except for determining the width of each element" (the page).
 
-DirectML's vectors agree (BIT_AND float32_2x3x4x5: NaN (0x7FC00000) & 1.0 = 1.0, -inf & NaN = +inf, and two normals can give a subnormal: -2.2431133 & 2.7960665 = 1.5038973e-39). The float lowerings and what they cannot preserve (NaN payloads, FLOAT64 on
-ONNX) are described in dmlops.ops._bits.
+DirectML's vectors agree (BIT_AND float32_2x3x4x5: NaN (0x7FC00000) & 1.0 = 1.0, -inf & NaN = +inf, and two normals
+can give a subnormal: -2.2431133 & 2.7960665 = 1.5038973e-39). The float lowerings and what they cannot preserve (NaN
+payloads, FLOAT64 on ONNX) are described in dmlops.ops._bits.
 """
 from __future__ import annotations
 

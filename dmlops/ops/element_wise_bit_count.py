@@ -1,12 +1,11 @@
-"""DML_OPERATOR_ELEMENT_WISE_BIT_COUNT: the number of bits set in the bit pattern of each element (population
-count), written as UINT8 or UINT32 whatever the input's DataType. Every input DataType the tiers declare
-(FLOAT16/32/64 from DML_FEATURE_LEVEL_4_1) is a bit pattern of its width, as DirectML's vectors show (BIT_COUNT
-float32_2x3x4x5: NaN (0x7FC00000) has 9 bits, -inf 9, -0 1; float16_3x4x5: NaN (0x7E00) 6; int32_3x4x5: -1 has 32,
--2147483648 has 1).
+"""DML_OPERATOR_ELEMENT_WISE_BIT_COUNT: the number of bits set in the bit pattern of each element (population count),
+written as UINT8 or UINT32 whatever the input's DataType. Every input DataType the tiers declare (FLOAT16/32/64 from
+DML_FEATURE_LEVEL_4_1) is a bit pattern of its width, as DirectML's vectors show (BIT_COUNT float32_2x3x4x5: NaN
+(0x7FC00000) has 9 bits, -inf 9, -0 1; float16_3x4x5: NaN (0x7E00) 6; int32_3x4x5: -1 has 32, -2147483648 has 1).
 
-ONNX and torch have no population count: ONNX looks each byte up in a 256-entry table (Gather), torch adds the
-bits one mask at a time (torch-directml has no shift kernels). The float lowerings and what they cannot preserve (a NaN input counts as the canonical
-quiet NaN; FLOAT64 on ONNX) are described in dmlops.ops._bits.
+ONNX and torch have no population count: ONNX looks each byte up in a 256-entry table (Gather), torch adds the bits
+one mask at a time (torch-directml has no shift kernels). The float lowerings and what they cannot preserve (a NaN
+input counts as the canonical quiet NaN; FLOAT64 on ONNX) are described in dmlops.ops._bits.
 """
 from __future__ import annotations
 

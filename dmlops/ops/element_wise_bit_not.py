@@ -1,7 +1,7 @@
 """DML_OPERATOR_ELEMENT_WISE_BIT_NOT: f(x) = ~x on the bit pattern of each element. Every DataType the tiers declare
 (FLOAT16/32/64 from DML_FEATURE_LEVEL_4_1) is a bit pattern of its width, as the page says and DirectML's vectors
-show (BIT_NOT float32_2x3x4x5: ~NaN = 0x803FFFFF = -5.877470e-39, ~-inf = 0x007FFFFF = 1.1754942e-38, ~+0 and ~-0
-are NaNs: 0xFFFFFFFF and 0x7FFFFFFF; int32: ~-2147483648 = 2147483647).
+show (BIT_NOT float32_2x3x4x5: ~NaN = 0x803FFFFF = -5.877470e-39, ~-inf = 0x007FFFFF = 1.1754942e-38, ~+0 and ~-0 are
+NaNs: 0xFFFFFFFF and 0x7FFFFFFF; int32: ~-2147483648 = 2147483647).
 
 The float lowerings and what they cannot preserve (NaN payloads: ~+0 comes out as a NaN, not 0xFFFFFFFF; FLOAT64 on
 ONNX) are described in dmlops.ops._bits.

@@ -1,11 +1,12 @@
-"""DML_OPERATOR_ELEMENT_WISE_BIT_SHIFT_LEFT: f(a, b) = a << b, a logical shift of unsigned integers (UINT8/16/32,
-UINT64 from DML_FEATURE_LEVEL_4_1), equal Sizes; zero strides broadcast.
+"""DML_OPERATOR_ELEMENT_WISE_BIT_SHIFT_LEFT: f(a, b) = a << b, a logical shift of unsigned integers (UINT8/16/32, UINT64
+from DML_FEATURE_LEVEL_4_1), equal Sizes; zero strides broadcast.
 
 Shift counts the page leaves open, from DirectML's vectors: the shift is done in a 32-bit register with the count
-taken modulo 32, as HLSL's ``<<`` does (BIT_SHIFT_LEFT uint32_3x4x5: 693 << 33 = 1386 and 555 << 34 = 2220: the count modulo 32, not 0); narrower types are widened to that
-register and the result keeps the type's low bits (uint16_3x4x5: 17 << 16 = 0, 846 << 18 = 0, 307 << 6 = 19648). There is no UINT8 or UINT64 vector: UINT8
-is taken to work as UINT16 does, and UINT64 to take the count modulo 64 (HLSL's rule for 64-bit shifts); both are
-inferences. ONNX BitShift and torch leave counts >= the width undefined or 0, so every lowering masks the count first.
+taken modulo 32, as HLSL's ``<<`` does (BIT_SHIFT_LEFT uint32_3x4x5: 693 << 33 = 1386 and 555 << 34 = 2220: the count
+modulo 32, not 0); narrower types are widened to that register and the result keeps the type's low bits
+(uint16_3x4x5: 17 << 16 = 0, 846 << 18 = 0, 307 << 6 = 19648). There is no UINT8 or UINT64 vector: UINT8 is taken to
+work as UINT16 does, and UINT64 to take the count modulo 64 (HLSL's rule for 64-bit shifts); both are inferences.
+ONNX BitShift and torch leave counts >= the width undefined or 0, so every lowering masks the count first.
 """
 from __future__ import annotations
 
@@ -49,12 +50,12 @@ def to_onnx(desc, g, x):
 
 
 def to_torch(desc, torch, x):
-    """UINT8 (the only one torch-directml runs): int32 multiply or floor-divide by 2**min(b mod 32, 8) from a table
-    (torch-directml has no shift kernels); UINT16/UINT32: int64 shifts; UINT64: int64 shifts on the same bits, the
-    right shift made logical with a mask."""
+    """UINT8 (the only one torch-directml runs, which has no shift kernels): an int32 multiply by 2**min(b mod 32, 8)
+    from a table, masked to 8 bits; UINT16/UINT32: int64 shifts, masked; UINT64: int64 shifts on the same bits."""
     a, b = x["ATensor"], x["BTensor"]
     if a.dtype == torch.uint8:
-        s = B.torch_and(torch, b.to(torch.int32), 31).clamp(max=8)  # shifting 8 or more bits out of a byte leaves 0 either way
+        # shifting a byte by 8 or more leaves 0 either way, so the factor stays within 2**8
+        s = B.torch_and(torch, b.to(torch.int32), 31).clamp(max=8)
         table = torch.tensor([2**i for i in range(9)], dtype=torch.int32, device=a.device)
         factor = torch.index_select(table, 0, s.reshape(-1)).reshape(s.shape)
         v = a.to(torch.int32)
@@ -77,26 +78,24 @@ def _samples():
         return ew.binary_desc(cls, t, [4])
 
     exact = dict(atol=0, rtol=0, why="shifts: exact")
+
+    def shift(t, a, b, y):
+        return Sample(t.lower(), make(t), {"ATensor": ew.int_array(a, t), "BTensor": ew.int_array(b, t)},
+                      {"OutputTensor": ew.int_array(y, t)}, **exact)
+
     return [
         # 1 << 4 = 16; 3 << 31 = 0x180000000 keeps 0x80000000; 0x80000001 << 1 keeps 2; 5 << 33 = 5 << 1 = 10
-        # (the count modulo 32, as DirectML's uint32 vector shows for the right shift).
-        Sample("uint32", make("UINT32"),
-               {"ATensor": ew.int_array([1, 3, 0x80000001, 5], "UINT32"), "BTensor": ew.int_array([4, 31, 1, 33], "UINT32")},
-               {"OutputTensor": ew.int_array([16, 0x80000000, 2, 10], "UINT32")}, **exact),
+        # (the count modulo 32, as DirectML's uint32 vector shows).
+        shift("UINT32", [1, 3, 0x80000001, 5], [4, 31, 1, 33], [16, 0x80000000, 2, 10]),
         # 3 << 15 keeps 0x8000; 5 << 16 = 0 (DirectML's uint16 vector: not the count modulo 16).
-        Sample("uint16", make("UINT16"),
-               {"ATensor": ew.int_array([1, 3, 0x8001, 5], "UINT16"), "BTensor": ew.int_array([4, 15, 1, 16], "UINT16")},
-               {"OutputTensor": ew.int_array([16, 0x8000, 2, 0], "UINT16")}, **exact),
-        Sample("uint8", make("UINT8"),
-               {"ATensor": ew.int_array([1, 3, 0x81, 5], "UINT8"), "BTensor": ew.int_array([4, 7, 1, 8], "UINT8")},
-               {"OutputTensor": ew.int_array([16, 0x80, 2, 0], "UINT8")}, **exact),
+        shift("UINT16", [1, 3, 0x8001, 5], [4, 15, 1, 16], [16, 0x8000, 2, 0]),
+        shift("UINT8", [1, 3, 0x81, 5], [4, 7, 1, 8], [16, 0x80, 2, 0]),
         # 3 << 63 keeps 2**63; 5 << 65 = 5 << 1 (the count modulo 64: an inference, no vector).
-        Sample("uint64", make("UINT64"),
-               {"ATensor": ew.int_array([1, 3, 2**63 + 1, 5], "UINT64"), "BTensor": ew.int_array([4, 63, 1, 65], "UINT64")},
-               {"OutputTensor": ew.int_array([16, 2**63, 2, 10], "UINT64")}, **exact),
+        shift("UINT64", [1, 3, 2**63 + 1, 5], [4, 63, 1, 65], [16, 2**63, 2, 10]),
         # B = [1, 2] per row through strides [1, 0] (a zero stride).
         Sample("uint32_broadcast_column", ew.binary_desc(cls, "UINT32", [2, 3], strides_b=[1, 0]),
-               {"ATensor": ew.int_array([[1, 2, 12], [1, 2, 12]], "UINT32"), "BTensor": ew.int_array([1, 2], "UINT32")},
+               {"ATensor": ew.int_array([[1, 2, 12], [1, 2, 12]], "UINT32"),
+                "BTensor": ew.int_array([1, 2], "UINT32")},
                {"OutputTensor": ew.int_array([[2, 4, 24], [4, 8, 48]], "UINT32")}, **exact),
     ]
 

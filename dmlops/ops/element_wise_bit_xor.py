@@ -1,9 +1,10 @@
-"""DML_OPERATOR_ELEMENT_WISE_BIT_XOR: f(a, b) = a ^ b on the bit patterns of the elements (equal Sizes; zero
-strides broadcast). Every DataType the tiers declare (FLOAT16/32/64 from DML_FEATURE_LEVEL_4_1) is a bit pattern of
-its width: "the tensor data type is ignored except for determining the width of each element" (the page).
+"""DML_OPERATOR_ELEMENT_WISE_BIT_XOR: f(a, b) = a ^ b on the bit patterns of the elements (equal Sizes; zero strides
+broadcast). Every DataType the tiers declare (FLOAT16/32/64 from DML_FEATURE_LEVEL_4_1) is a bit pattern of its
+width: "the tensor data type is ignored except for determining the width of each element" (the page).
 
-DirectML's vectors agree (BIT_XOR float32_2x3x4x5: 1.0 ^ NaN = 3.0, -inf ^ NaN = 0x80400000 = -5.877472e-39, 5.5 ^ 2.0 = 1.6163047e-38). The float lowerings and what they cannot preserve (NaN payloads, FLOAT64 on
-ONNX) are described in dmlops.ops._bits.
+DirectML's vectors agree (BIT_XOR float32_2x3x4x5: 1.0 ^ NaN = 3.0, -inf ^ NaN = 0x80400000 = -5.877472e-39, 5.5 ^
+2.0 = 1.6163047e-38). The float lowerings and what they cannot preserve (NaN payloads, FLOAT64 on ONNX) are described
+in dmlops.ops._bits.
 """
 from __future__ import annotations
 
