@@ -18,9 +18,9 @@ Backend gaps handled here:
 * ONNX Runtime's CPU provider registered comparison kernels for fewer integer types than the DirectML provider in
   older releases (the project allows 1.17 on); integers are compared in int32 / int64 (exact widenings; UINT64 as
   int64 bits through the order-preserving ``x ^ 2**63``). Its Where turns a selected -0 into +0, so ELEMENT_WISE_IF
-  selects by data movement (:func:`onnx_where`). A nonzero test of an
-  unsigned value is ONNX ``Cast(to=bool)``: the DirectML provider lowers it to CAST to UINT8 (saturating) and a
-  [0, 1] CLIP, which is ``x != 0`` for unsigned types.
+  selects by data movement (:func:`onnx_where`). A nonzero test of an unsigned value is ONNX ``Cast(to=bool)``: the
+  DirectML provider lowers it to CAST to UINT8 (saturating) and a [0, 1] CLIP, which is ``x != 0`` for unsigned
+  types.
 * torch has no comparison kernels for uint16/uint32/uint64 (ew.torch_ordered maps them to int64) and no
   isposinf/isneginf on torch-directml (``x == ±inf`` instead).
 """
@@ -219,18 +219,17 @@ def logic_samples(cls, expect) -> list[Sample]:
         a = [top if v == 255 else v for v in LOGIC_A]
         b = [top if v == 255 else v for v in LOGIC_B]
         want = [1 if expect(x != 0, y != 0) else 0 for x, y in zip(a, b)]
-        n = len(a)
+        shape = [2, len(a) // 2]
         out.append(Sample(f"{t.lower()}_nonzero_is_true",
-                          cls(a_tensor=td(t, [2, n // 2]), b_tensor=td(t, [2, n // 2]), output_tensor=td(t, [2, n // 2])),
-                          {"ATensor": ew.int_array(a, t).reshape(2, -1), "BTensor": ew.int_array(b, t).reshape(2, -1)},
-                          {"OutputTensor": ew.int_array(want, t).reshape(2, -1)}, atol=0, rtol=0, why=why))
-    # B = [1, 0] per row through zero strides.
+                          cls(a_tensor=td(t, shape), b_tensor=td(t, shape), output_tensor=td(t, shape)),
+                          {"ATensor": ew.int_array(a, t).reshape(shape), "BTensor": ew.int_array(b, t).reshape(shape)},
+                          {"OutputTensor": ew.int_array(want, t).reshape(shape)}, atol=0, rtol=0, why=why))
+    # B = [1, 0] per row through zero strides: row 0 is rule(a, true), row 1 rule(a, false), for a = 0, 1, 3.
+    row0 = [int(expect(p, True)) for p in (False, True, True)]
+    row1 = [int(expect(p, False)) for p in (False, True, True)]
     out.append(Sample("broadcast_b", cls(a_tensor=td("UINT8", [2, 3]), b_tensor=td("UINT8", [2, 3], [1, 0]),
                                          output_tensor=td("UINT8", [2, 3])),
-                      {"ATensor": ew.int_array([[0, 1, 3], [0, 1, 3]], "UINT8"), "BTensor": ew.int_array([1, 0], "UINT8")},
-                      {"OutputTensor": ew.int_array([[int(expect(False, True)), int(expect(True, True)),
-                                                      int(expect(True, True))],
-                                                     [int(expect(False, False)), int(expect(True, False)),
-                                                      int(expect(True, False))]], "UINT8")},
-                      atol=0, rtol=0, why=why))
+                      {"ATensor": ew.int_array([[0, 1, 3], [0, 1, 3]], "UINT8"),
+                       "BTensor": ew.int_array([1, 0], "UINT8")},
+                      {"OutputTensor": ew.int_array([row0, row1], "UINT8")}, atol=0, rtol=0, why=why))
     return out

@@ -1,9 +1,11 @@
-"""DML_OPERATOR_ELEMENT_WISE_LOGICAL_EQUALS: f(a, b) = a == b ? 1 : 0, stored in OutputTensor's DataType (UINT8 or UINT32).
+"""DML_OPERATOR_ELEMENT_WISE_LOGICAL_EQUALS: f(a, b) = a == b ? 1 : 0, stored in OutputTensor's DataType (UINT8 or
+UINT32).
 
 A and B share one DataType (floats, and every integer type from DML_FEATURE_LEVEL_4_1); equal Sizes, zero strides
-broadcast. IEEE comparison: NaN compares false and +0 equals -0 (DirectML's vectors: float32_2x3x4x5 gives -0 == +0 = 1, NaN == 1 = 0, -inf == NaN = 0);
-FLOAT16 compares as float32 (exact). Integers compare exactly, unsigned as unsigned (UINT64 above 2**63). Lowered
-to ONNX Equal / torch.eq, whose bool result is converted to the output type: dmlops.ops._logic.
+broadcast. IEEE comparison: NaN compares false and +0 equals -0 (DirectML's vectors: float32_2x3x4x5 gives -0 == +0 = 1,
+NaN == 1 = 0, -inf == NaN = 0); FLOAT16 compares as float32 (exact). Integers compare exactly, unsigned as unsigned
+(UINT64 above 2**63). Lowered to ONNX Equal / torch.eq, whose bool result is converted to the output type:
+dmlops.ops._logic.
 """
 from __future__ import annotations
 
