@@ -23,8 +23,8 @@ rules). :data:`FUNCTIONS` says, per operator, how DirectML computes ``f``, which
     0.014142881, 333 ULP from the true 0.014143191). The formula also cancels for x < about -4096 in asinh (no vector
     goes there; dmlops follows the formula).
 * ``positive_zero``: DirectML returns +0 for ±0 (SINH, TANH, ERF: the vectors' -0 cases; its exp-based forms give
-  (1 - 1) / 2 = +0), so the native result gets + 0.0 (which turns only -0 into +0). SIN and TAN keep -0, as
-  DirectML does.
+  (1 - 1) / 2 = +0), so a zero result becomes +0 (a select: ONNX Runtime drops an Add of a zero constant). SIN
+  and TAN keep -0, as DirectML does.
 
 Unverified (no vector): DirectML's exp-based SINH/COSH may overflow to inf for |x| in (88.7, 89.4), where the
 native functions are finite; dmlops keeps the native value there.
@@ -260,7 +260,7 @@ def reference(op: str, v: np.ndarray) -> np.ndarray:
         if fn.formula is not None:
             return fn.formula(_NumPy(), v.astype(np.float32))
         y = fn.native["numpy"](v.astype(np.float64))
-        return y + 0.0 if fn.positive_zero else y
+        return np.where(y == 0, 0.0, y) if fn.positive_zero else y
 
 
 def onnx(op: str, g, v: str) -> str:
@@ -269,7 +269,10 @@ def onnx(op: str, g, v: str) -> str:
     if fn.formula is not None:
         return fn.formula(_Onnx(g), v)
     y = g.node(fn.onnx, [v])
-    return g.node("Add", [y, g.scalar(0, y)]) if fn.positive_zero else y
+    if not fn.positive_zero:
+        return y
+    zero = g.scalar(0, y)
+    return g.node("Where", [g.node("Equal", [y, zero], dtype=np.bool_), zero, y], dtype=g.dtype(y))
 
 
 def torch_lowering(op: str, torch, v):
@@ -278,7 +281,7 @@ def torch_lowering(op: str, torch, v):
     if fn.formula is not None:
         return fn.formula(_Torch(torch, v), v)
     y = getattr(torch, fn.native["torch"])(v)
-    return y + 0.0 if fn.positive_zero else y
+    return torch.where(y == 0, torch.zeros_like(y), y) if fn.positive_zero else y
 
 
 def lowering(op: str, samples: Callable):
