@@ -52,10 +52,27 @@ def modulus(a: np.ndarray, b: np.ndarray, floor: bool) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------------------------- ONNX
+def onnx_sign_bit(g, v: str) -> str:
+    """Whether float v has its sign bit set (v < 0, or v = -0: 1 / -0 = -inf); False for NaN."""
+    dtype = g.dtype(v)
+    zero = ew.onnx_const(g, 0, dtype)
+    inverse = g.node("Div", [ew.onnx_const(g, 1, dtype), v])
+    return g.node("Or", [g.node("Less", [v, zero], dtype=np.bool_), g.node("Less", [inverse, zero], dtype=np.bool_)],
+                  dtype=np.bool_)
+
+
+def onnx_with_sign_of(g, magnitude: str, v: str) -> str:
+    """``magnitude`` (>= +0 or NaN) with the sign bit of ``v``, by a multiply with ±1. Not a Where of the two signed
+    values: ONNX Runtime's CPU Where returns +0 where it selects a -0 from its X input (Where(true, -0, y) = +0)."""
+    dtype = g.dtype(v)
+    sign = g.node("Where", [onnx_sign_bit(g, v), ew.onnx_const(g, -1, dtype), ew.onnx_const(g, 1, dtype)], dtype=dtype)
+    return g.node("Mul", [magnitude, sign])
+
+
 def onnx_trunc(g, v: str) -> str:
-    """trunc(v) for floats (ONNX has no Trunc at opset 18): Ceil below 0, Floor elsewhere (NaN, ±inf, -0 kept)."""
-    negative = g.node("Less", [v, ew.onnx_const(g, 0, g.dtype(v))], dtype=np.bool_)
-    return g.node("Where", [negative, g.node("Ceil", [v]), g.node("Floor", [v])], dtype=g.dtype(v))
+    """trunc(v) for floats (ONNX has no Trunc at opset 18): Floor(|v|) with v's sign (NaN, ±inf and -0 kept; -0.5
+    gives -0)."""
+    return onnx_with_sign_of(g, g.node("Floor", [g.node("Abs", [v])]), v)
 
 
 def onnx_modulus(g, a: str, b: str, floor: bool) -> str:

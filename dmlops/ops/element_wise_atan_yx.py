@@ -23,6 +23,7 @@ import math
 import numpy as np
 
 from ..sample import Sample
+from . import _arithmetic as ar
 from . import _elementwise as ew
 
 
@@ -32,15 +33,6 @@ def reference(desc, x):
     with np.errstate(invalid="ignore"):
         y = np.where(np.isnan(y) & np.isfinite(v), np.abs(v), y)  # DirectML: atan2(NaN, 1) = atan2(1, 1)
         return {"OutputTensor": np.arctan2(y.astype(np.float64), v.astype(np.float64)).astype(v.dtype)}
-
-
-def _onnx_negative(g, v: str) -> str:
-    """v < 0 or v = -0 (the sign bit, NaN aside: 1 / -0 = -inf)."""
-    dtype = g.dtype(v)
-    zero = ew.onnx_const(g, 0, dtype)
-    inv = g.node("Div", [ew.onnx_const(g, 1, dtype), v])
-    return g.node("Or", [g.node("Less", [v, zero], dtype=np.bool_), g.node("Less", [inv, zero], dtype=np.bool_)],
-                  dtype=np.bool_)
 
 
 def to_onnx(desc, g, x):
@@ -61,10 +53,8 @@ def to_onnx(desc, g, x):
     r = g.node("Where", [same, c(math.pi / 4), r], dtype=f)
     r = g.node("Where", [g.node("Equal", [hi, c(0)], dtype=np.bool_), c(0), r], dtype=f)
     r = g.node("Where", [g.node("Greater", [ay, ax], dtype=np.bool_), g.node("Sub", [c(math.pi / 2), r]), r], dtype=f)
-    r = g.node("Where", [_onnx_negative(g, v), g.node("Sub", [c(math.pi), r]), r], dtype=f)
-    # The sign of y by a multiply: ONNX Runtime's CPU Where(true, -0, +0) returns +0.
-    sign = g.node("Where", [_onnx_negative(g, y), c(-1), c(1)], dtype=f)
-    return {"OutputTensor": g.node("Mul", [r, sign])}
+    r = g.node("Where", [ar.onnx_sign_bit(g, v), g.node("Sub", [c(math.pi), r]), r], dtype=f)
+    return {"OutputTensor": ar.onnx_with_sign_of(g, r, y)}  # r >= +0 here
 
 
 def to_torch(desc, torch, x):
@@ -100,7 +90,8 @@ def _samples():
                atol=2.5e-7, rtol=0, why="within 1 ULP of pi", float16_atol=0, float16_rtol=0),
         # General points (reference: IEEE atan2 rounded once); the ONNX form rounds min / max and atan.
         Sample("general", make(6),
-               {"ATensor": np.array([0.3, 5, -1e-3, 7, -2.5, 1e-30], f), "BTensor": np.array([2, 0.1, 4, -3, -0.5, 1], f)},
+               {"ATensor": np.array([0.3, 5, -1e-3, 7, -2.5, 1e-30], f),
+                "BTensor": np.array([2, 0.1, 4, -3, -0.5, 1], f)},
                None, atol=3e-7, rtol=3e-7, why="atan(min / max) and the octant unfolding: a few float32 ULP"),
         # X broadcast along rows through strides [1, 0]: atan2(1, 1) = pi/4, atan2(-1, 1) = -pi/4 on row 0.
         Sample("broadcast", make(2, strides_b=[0]),

@@ -57,7 +57,8 @@ def _samples():
     return [
         # (1 + 3) / 2 = 2, (-1 + 0.5) / 2 = -0.25, (2.5 + 2.5) / 2 = 2.5, (-0 + -0) / 2 = -0; exact.
         Sample("basic", make("FLOAT32"),
-               {"ATensor": np.array([1, -1, 2.5, -0.0], np.float32), "BTensor": np.array([3, 0.5, 2.5, -0.0], np.float32)},
+               {"ATensor": np.array([1, -1, 2.5, -0.0], np.float32),
+                "BTensor": np.array([3, 0.5, 2.5, -0.0], np.float32)},
                {"OutputTensor": np.array([2, -0.25, 2.5, -0.0], np.float32)},
                atol=0, rtol=0, why="exact", float16_atol=0, float16_rtol=0),
         # The sum is rounded first: 2**127 + 2**127 = inf in float32, so the mean is inf (not 2**127); inf + -inf =

@@ -44,7 +44,7 @@ def _samples():
                 "BTensor": np.array([2, 2, -2, -2, 2.5, -0.5], np.float32)},
                {"OutputTensor": np.array([1.5, 0.5, -0.5, -1.5, 0.5, -0.25], np.float32)},
                atol=0, rtol=0, why="exact: every step is exact here", float16_atol=0, float16_rtol=0),
-        # x mod 0 = NaN, inf mod 2 = NaN, 1 mod inf = NaN (inf * floor(0)), -1 mod inf = NaN (inf * -1 ... -inf + inf);
+        # x mod 0 = NaN, inf mod 2 = NaN, 1 mod inf = NaN (inf * floor(0)), -1 mod inf = NaN (inf * floor(-0));
         # 3 mod -1.5 = 3 - -1.5 * -2 = +0; -3 mod 1.5 = +0.
         Sample("specials", make("FLOAT32"),
                {"ATensor": np.array([1, np.inf, 1, -1, 3, -3], np.float32),
