@@ -21,7 +21,7 @@ def reference(desc, x):
 
 
 def to_onnx(desc, g, x):
-    """Div, trunc (Where of Ceil/Floor), Mul, Sub for floats; a guarded truncating Div for integers."""
+    """Div, trunc (Floor of |q| with q's sign), Mul, Sub for floats; a guarded truncating Div for integers."""
     return {"OutputTensor": ar.onnx_modulus(g, x["ATensor"], x["BTensor"], floor=False)}
 
 

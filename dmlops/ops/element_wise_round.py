@@ -1,8 +1,8 @@
 """DML_OPERATOR_ELEMENT_WISE_ROUND: each element rounded to an integer by RoundingMode.
 
 * HALVES_TO_NEAREST_EVEN: ties to even (0.5 -> 0, 1.5 -> 2, -2.5 -> -2), ONNX Round and torch.round.
-* TOWARD_ZERO: truncation (ONNX has no Trunc at opset 18, torch-directml no aten::trunc: Ceil below 0, Floor
-  elsewhere).
+* TOWARD_ZERO: truncation (ONNX has no Trunc at opset 18: Floor(|x|) given x's sign by a multiply; torch-directml
+  has no aten::trunc: ceil below 0, floor elsewhere).
 * TOWARD_INFINITY: NOT a ceiling: "rounded to the nearest integer, with halfway values rounded away from zero"
   (the DML_ROUNDING_MODE page; DirectML's vectors float32_toward_infinity: 0.5 -> 1, -0.5 halves: -1.5 -> -2,
   2.5 -> 3, -2.5 -> -3, 2.504549 -> 3, -0.9999 -> -1). Computed as trunc(x) + sign(x) where |x - trunc(x)| >= 0.5
@@ -41,7 +41,7 @@ def reference(desc, x):
 
 
 def to_onnx(desc, g, x):
-    """Round; Where(x < 0, Ceil, Floor); or that truncation plus Sign(x) where |x - trunc(x)| >= 0.5."""
+    """Round; Floor(|x|) with x's sign; or that truncation plus Sign(x) where |x - trunc(x)| >= 0.5."""
     v = x["InputTensor"]
     mode = _mode(desc)
     if mode == RoundingMode.HALVES_TO_NEAREST_EVEN:
