@@ -11,13 +11,14 @@ HARDMAX1 in DML_FEATURE_LEVEL_5_1 (for HARDMAX1 itself unverified).
 Math (the docs): 1 at the position of the largest element of each group of elements that differ only in the Axes
 coordinates, 0 elsewhere; with Axes {DimensionCount - 1} it is ACTIVATION_HARDMAX. Ties: the first maximum in
 row-major order over the Axes taken in dimension order (Axes {1, 3} and {3, 1} are one set), as REDUCE's ARGMAX
-counts them (DirectML's vectors float32_axes_1_3 / float16_axes_1_3 and float32_axes_2, whose first group
-begins with four equal values, and ACTIVATION_HARDMAX float32_1x1x4x5_ties_nan). NaN: a group that starts with NaN
+counts them (DirectML's vectors float32_axes_1_3, whose first group starts with its maximum four times and gets
+its 1 at the first, float16_axes_1_3, float32_axes_2, and ACTIVATION_HARDMAX float32_1x1x4x5_ties_nan). NaN: a group that starts with NaN
 puts its 1 on the NaN (ACTIVATION_HARDMAX float32_1x1x4x5_ties_nan: [NaN, inf, -inf, ...] gives [1, 0, 0, ...]);
 dmlops reads NaN as the maximum, its first occurrence winning, as its REDUCE ARGMAX does (whose vector
 edge_argmax_ties_nan_inf also has the NaN first) and as NumPy and torch.argmax do; a NaN later in a group is in no
 vector, so that part is unverified. ONNX Runtime's ArgMax passes over a NaN that is not first in its row, so the
-ONNX lowering looks for the first NaN itself in rows that hold one. An empty Axes list makes every element its own group (all 1s; unverified).
+ONNX lowering looks for the first NaN itself in rows that hold one. An empty Axes list makes every element its own
+group (all 1s; unverified).
 """
 from __future__ import annotations
 

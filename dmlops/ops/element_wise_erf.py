@@ -4,8 +4,8 @@ DirectML's answers are within 3 float32 ULP of erf, or an absolute 4.1e-7 (vecto
 erf(0.04152116) = 0.04682511 for 0.046824704; float32_2x3x4x5: erf(-0.006884957) = -0.0077688694, 322 ULP from
 -0.0077687195): an approximation of absolute error ~1e-7 (the vectors fit Abramowitz & Stegun 7.1.26,
 1 - (a1 t + ... + a5 t^5) e^(-x^2), within a few float32 steps, but not bit for bit, so dmlops keeps the true erf).
-erf(±inf) = ±1; erf(-0) is +0 (float32_2x3x4x5), where IEEE keeps -0: every lowering adds +0 to the framework's
-erf (dmlops.ops._unary_math).
+erf(±inf) = ±1; erf(-0) is +0 (float32_2x3x4x5), where IEEE keeps -0: every lowering makes a zero result of the
+framework's erf +0 (dmlops.ops._unary_math).
 """
 from __future__ import annotations
 

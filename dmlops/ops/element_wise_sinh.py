@@ -2,8 +2,8 @@
 
 DirectML's answers are within 3 float32 ULP of sinh, or an absolute 1e-7 near 0, where its exp-based form
 (e^x - e^-x) / 2 cancels (vector float32_2x3x4x5: sinh(-0.009720792) = -0.009720981, 39 ULP from -0.009720945).
-sinh(-0) is +0 (float32_2x3x4x5), as that form gives, where IEEE keeps -0: every lowering adds +0 to the
-framework's sinh (dmlops.ops._unary_math).
+sinh(-0) is +0 (float32_2x3x4x5), as that form gives, where IEEE keeps -0: every lowering makes a zero result of
+the framework's sinh +0 (dmlops.ops._unary_math).
 """
 from __future__ import annotations
 

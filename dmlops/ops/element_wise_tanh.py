@@ -3,7 +3,8 @@
 DirectML's answers are within 3 float32 ULP of tanh, or an absolute 2.4e-7 near 0, where its exp-based form
 cancels (vector float32_scalebias: tanh(0.001973778) = 0.0019737482, 117 ULP from 0.0019737754), and they are not
 odd (float32_2x3x4x5: tanh(1) = 0.76159406, tanh(-1) = -0.76159418). tanh(±inf) = ±1; tanh(-0) is +0
-(float32_2x3x4x5), where IEEE keeps -0: every lowering adds +0 to the framework's tanh (dmlops.ops._unary_math).
+(float32_2x3x4x5), where IEEE keeps -0: every lowering makes a zero result of the framework's tanh +0
+(dmlops.ops._unary_math).
 ONNX Runtime's DirectML provider never emits this operator (ONNX Tanh becomes ACTIVATION_TANH, which has no
 ScaleBias); the ONNX lowering is Tanh.
 """
