@@ -175,6 +175,10 @@ TOLERANCES: dict[str, Tolerance] = {
     # ---- issue 11, B07 gather/scatter
     # ---- end B07 gather/scatter
     # ---- issue 11, B08 generators and scans, B14 fold/unfold
+    # No entry: exact. CUMULATIVE_SUMMATION / CUMULATIVE_PRODUCT reproduce every FLOAT32 / FLOAT16 vector bit for bit
+    # with one float32 operation per element in traversal order (dmlops/ops/_scan.py; a doubling scan or a float64
+    # sum misses 10 to 25 of 120 values); FILL_VALUE_SEQUENCE is float32(i) * Delta + Start per element; the
+    # generators and DIAGONAL_MATRIX1 are selections. FOLD / UNFOLD have no vectors (feature level 6.4).
     # ---- end B08 generators and scans, B14 fold/unfold
     # ---- issue 11, B09 selection
     # ---- end B09 selection
