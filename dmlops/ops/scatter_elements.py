@@ -4,7 +4,8 @@ output[..., indices[..., i, ...], ...] = updates[..., i, ...] along Axis.
 dmlops writes at flat addresses (dmlops.ops._indexing): negative indices of signed types count from the end
 (vector SCATTER_ELEMENTS-float16_axis2_int32); an address outside the tensor writes its last element (inferred
 from GATHER's out-of-range vector: no scatter vector has one); of duplicate addresses ("no guarantee of which last
-write wins", the docs; no vector has one) the last update in row-major order wins on every dmlops backend.
+write wins", the docs; no vector has one) the last update in row-major order wins on every dmlops backend, as the
+docs' example 1 shows ([5, 6, 7, 8] at [3, 1, 3, 0] gives 7 at 3).
 ONNX: ONNX Runtime's DirectML provider has no ScatterElements kernel for opset 18, so the scatter is a MaxUnpool
 of update positions and one Gather (see _indexing); torch: scatter on the flat tensor.
 
