@@ -175,6 +175,9 @@ TOLERANCES: dict[str, Tolerance] = {
     # elements and compute nothing; every vector case matches bit for bit on all three backends.
     # ---- end B06 layout
     # ---- issue 11, B07 gather/scatter
+    # No entry: exact. GATHER, GATHER_ELEMENTS, GATHER_ND(1), SCATTER_ELEMENTS, SCATTER_ND, ONE_HOT, MAX_UNPOOLING and
+    # SLICE_GRAD only move elements (dmlops/ops/_indexing.py); every vector matches bit for bit on every backend,
+    # GATHER-float32_out_of_range_indices included (out-of-range addresses read the tensor's last element).
     # ---- end B07 gather/scatter
     # ---- issue 11, B08 generators and scans, B14 fold/unfold
     # No entry: exact. CUMULATIVE_SUMMATION / CUMULATIVE_PRODUCT reproduce every FLOAT32 / FLOAT16 vector bit for bit
