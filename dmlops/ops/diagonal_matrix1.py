@@ -20,6 +20,7 @@ import numpy as np
 
 from ..errors import Problem
 from ..sample import Sample, td
+from . import _elementwise as ew
 from . import _layout as L
 
 
@@ -83,10 +84,8 @@ def to_onnx(desc, g, x):
 
 def torch_select(torch, mask: np.ndarray, value: np.ndarray, other):
     """``mask ? value : other`` with torch.where (uint16/32/64 through their int64 bits)."""
-    from ._elementwise import torch_bits
-
-    v, back = torch_bits(torch, other)
-    val, _ = torch_bits(torch, torch.from_numpy(value.reshape(1)).to(other.device))
+    v, back = ew.torch_bits(torch, other)
+    val, _ = ew.torch_bits(torch, torch.from_numpy(value.reshape(1)).to(other.device))
     keep = torch.from_numpy(np.array(mask)).to(other.device)
     return back(torch.where(keep, val, v))
 
@@ -99,7 +98,7 @@ def to_torch(desc, torch, x):
     sizes = tuple(desc.output_tensor.sizes)
     mask = band(sizes, desc.diagonal_fill_begin, desc.diagonal_fill_end)
     v = x["InputTensor"]
-    return {"OutputTensor": torch_select(torch, mask, value_array(desc, np.dtype(str(v.dtype).removeprefix("torch."))), v)}
+    return {"OutputTensor": torch_select(torch, mask, value_array(desc, ew.torch_numpy_dtype(torch, v.dtype)), v)}
 
 
 DOCS_INPUT = [[4, 7, 3, 7, 9], [1, 2, 8, 6, 9], [9, 4, 1, 8, 7], [4, 3, 4, 2, 4]]

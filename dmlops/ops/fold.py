@@ -99,7 +99,8 @@ def to_torch(desc, torch, x):
     n, c, k_count, blocks, tables, out = _plan(desc)
     v, back = ew.torch_bits(torch, x["InputTensor"])
     pool = torch.nn.functional.pad(v.reshape(n, c, k_count * blocks), (0, 1))
-    acc = pool[:, :, :1].expand(n, c, int(np.prod(out[2:], dtype=np.int64))) * 0 if not tables else None
+    p = int(np.prod(out[2:], dtype=np.int64))
+    acc = pool[:, :, -1:].expand(n, c, p) + 0 if not tables else None  # no window reaches the image: the zero slot
     for index in tables:
         term = pool.index_select(2, torch.from_numpy(index.astype(np.int64)).to(v.device))
         acc = term + 0 if acc is None else acc + term  # 0 + -0.0 = +0.0, as a zero image plus the first term
@@ -154,6 +155,9 @@ def _samples():
                # blocks 0..2 at 3b - 1: position k lands on 3b + 2k - 1; k0: -1 (dropped), 2, 5; k1: 1, 4, 7
                # (dropped: the output has 7 elements, 0..6).
                {"OutputTensor": np.array([[[0, 4, 2, 0, 5, 3, 0]]], f32)}, **exact),
+        # Every window reads only padding (block 0 at -1, stride 2 leaves no second block): the image stays 0.
+        Sample("windows_only_in_padding", _desc("FLOAT32", [1, 1, 1], [1], [2], [1], [1], [0]),
+               {"InputTensor": np.array([[[np.nan]]], f32)}, {"OutputTensor": np.zeros((1, 1, 1), f32)}, **exact),
         Sample("three_dimensions", _desc("FLOAT32", [2, 2, 3, 2, 4], [2, 1, 2], [1, 1, 2], [1, 1, 1], [0, 1, 1],
                                          [1, 0, 1]),
                {"InputTensor": np.random.default_rng(12).standard_normal((2, 8, 27)).astype(f32)},
