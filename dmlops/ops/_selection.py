@@ -27,8 +27,8 @@ SIGN = np.uint64(1 << 63)
 
 
 def decreasing(desc) -> bool:
-    """AxisDirection is DML_AXIS_DIRECTION_DECREASING."""
-    return int(desc.axis_direction) == 1
+    """AxisDirection is DML_AXIS_DIRECTION_DECREASING (REDUCE's ARGMAX/ARGMIN, which has none, is INCREASING)."""
+    return int(getattr(desc, "axis_direction", 0)) == 1
 
 
 def _axes(desc) -> list[int]:

@@ -22,7 +22,8 @@ wraps as DirectML's integer arithmetic does.
 Floats, from DirectML's vectors (edge_*_ties_nan_inf): MIN and MAX skip NaN (NaN only when every element is NaN),
 as DirectML's min/max return the non-NaN operand, where ONNX ReduceMin/Max and torch.amin/amax propagate NaN;
 between zeros MAX gives +0 and MIN -0. ARGMAX and ARGMIN treat NaN as the extreme (the first NaN's index), as
-NumPy, ONNX and torch do. Sums accumulate in float32 in DirectML's own (parallel) order, which dmlops does not
+NumPy and torch do (ONNX Runtime's CPU ArgMax skips a NaN that is not first, so the ONNX lowering
+is ARGMAX's, dmlops.ops._selection, which picks NaN itself). Sums accumulate in float32 in DirectML's own (parallel) order, which dmlops does not
 reproduce: dmlops/vector_tolerances.py bounds the difference for the 40-element cases.
 """
 from __future__ import annotations
@@ -32,6 +33,7 @@ import numpy as np
 from ..errors import Problem
 from ..sample import Sample, td
 from ..validation import shape_problem, tensor
+from . import _selection as sel
 from ._shapes import axes_problems
 
 INDEX_FUNCTIONS = ("ARGMAX", "ARGMIN")
@@ -132,6 +134,8 @@ def to_onnx(desc, g, x):
     """ONNX Reduce* with keepdims=1 (axes as an input, opset 18); ArgMax/ArgMin on the flattened axes."""
     v = x["InputTensor"]
     fn, axes = desc.function.name, sorted(desc.axes)
+    if fn in INDEX_FUNCTIONS:  # ARGMAX/ARGMIN's lowering: it picks NaN itself (ORT's CPU ArgMax skips a later NaN)
+        return sel.arg_onnx(desc, g, x, fn == "ARGMAX")
     dtype = g.dtype(v)
     ordered_u64 = dtype == np.uint64 and fn in ORDERED
     if dtype.kind in "iu":
@@ -139,16 +143,6 @@ def to_onnx(desc, g, x):
         if ordered_u64:
             v = g.node("BitwiseXor", [v, g.const(SIGN)])
         v = g.cast(v, np.int64)
-    if fn in ("ARGMAX", "ARGMIN"):
-        rank = len(desc.input_tensor.sizes)
-        keep = [d for d in range(rank) if d not in axes]
-        if axes != list(range(rank - len(axes), rank)):
-            v = g.node("Transpose", [v], perm=keep + axes)
-        sizes = desc.input_tensor.sizes
-        v = g.node("Reshape", [v, g.ints([sizes[d] for d in keep] + [-1])])
-        index = g.node("ArgMax" if fn == "ARGMAX" else "ArgMin", [v], dtype=np.int64, axis=-1, keepdims=0,
-                       select_last_index=0)
-        return {"OutputTensor": g.node("Reshape", [index, g.ints(desc.output_tensor.sizes)])}
     if fn in ("MIN", "MAX") and g.dtype(v).kind == "f":
         return {"OutputTensor": _onnx_skip_nan(g, v, g.ints(axes), fn == "MAX")}
     y = g.node(ONNX_OPS[fn], [v, g.ints(axes)], keepdims=1)
@@ -291,6 +285,13 @@ def _samples():
         Sample("argmin_ties_first", _reduce("ARGMIN", [2, 5], [1], out_type="UINT64"),
                {"InputTensor": np.array([[3, 2, 1, 2, 3], [1, 1, 1, 0, 0]], f32)},
                {"OutputTensor": np.array([[2], [3]], np.uint64)}, **exact),
+        # NaN is the extreme wherever it stands: [1, NaN, 3, 2] gives 1 for both, [0, 5, NaN, NaN] the first NaN, 2.
+        Sample("arg_nan_not_first", _reduce("ARGMAX", [2, 4], [1], out_type="UINT32"),
+               {"InputTensor": np.array([[1, np.nan, 3, 2], [0, 5, np.nan, np.nan]], f32)},
+               {"OutputTensor": np.array([[1], [2]], np.uint32)}, **exact),
+        Sample("argmin_nan_not_first", _reduce("ARGMIN", [2, 4], [1], out_type="INT64"),
+               {"InputTensor": np.array([[1, np.nan, 3, 2], [0, 5, np.nan, np.nan]], f32)},
+               {"OutputTensor": np.array([[1], [2]], np.int64)}, **exact),
         # By hand, INT32 sum of each column of [[5, -7], [2147483647, 1]]: the first column wraps to
         # 2147483652 - 2**32 = -2147483644 (DirectML's 32-bit integer arithmetic).
         Sample("int32_sum_wraps", _reduce("SUM", [2, 2], [0], "INT32"),
