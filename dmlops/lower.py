@@ -10,11 +10,30 @@ An op module (dmlops/ops/<op>.py) provides::
 for tensor-array fields) as logical values. The result holds every output field by DML name; the
 caller rounds it to the declared data type. What is common to every operator lives here, once:
 ScaleBias (``Scale * input + Bias`` on the inputs before the operator, as the element-wise docs define it, in
-float32; POW's ExponentTensor too, and a zero Bias is not added, as DirectML's vectors show; an integer tensor is
-scaled in float32 and converted back as CAST converts, which no vector covers), FusedActivation
-(applied to OutputTensor, as the fused-activation docs define it) and DirectML's FLOAT16 arithmetic: FLOAT16
-inputs are computed in float32 on every device and every FLOAT16 output is stored rounded toward zero
-(dmlops.ops._elementwise explains the vectors behind both).
+float32; POW's ExponentTensor too; an integer tensor is scaled in float32 and converted back as CAST converts,
+which no vector covers), FusedActivation (applied to OutputTensor, as the fused-activation docs define it) and
+DirectML's FLOAT16 arithmetic: FLOAT16 inputs are computed in float32 on every device and every FLOAT16 output is
+stored rounded toward zero (dmlops.ops._elementwise explains the vectors behind both).
+
+Signed zeros, as DirectML's vectors show them (the vectors test compares zeros' signs exactly):
+
+* ScaleBias {1, 0} is no ScaleBias at all: -0.0 stays -0.0 (ELEMENT_WISE_IDENTITY edge_neg_zero_scalebias_1_0),
+  where -0.0 * 1 + 0 would be +0.0. Any other ScaleBias is ``x * Scale + Bias``, a zero Bias added too: THRESHOLD
+  scale_bias (ScaleBias {-1, 0}) turns the input 0 into +0.0 (0 * -1 = -0.0, + 0 = +0.0), which then stays +0.0
+  through max(+0, Min). IDENTITY edge_neg_zero_scalebias_1_neg0 ({1, -0}: -0 stays -0) fits either reading; every
+  other ScaleBias vector case (ABS, ACOS..TANH float32_scalebias, CEIL, CLIP, CONSTANT_POW, EXP, FLOOR, IDENTITY,
+  LOG, POW, RECIP, SQRT scale_bias) has a nonzero Bias or no zero that tells the two apart. The ONNX lowering
+  writes ``Bias - x * -Scale``: ONNX Runtime's graph optimizer (NoopElimination) drops an Add of a 0 constant.
+* A fused ACTIVATION_RELU gives -0.0 for a negative input, where the standalone ACTIVATION_RELU gives +0.0
+  (its basic and edge_specials: -1.5, -inf, -0.0 and NaN all give +0.0): ELEMENT_WISE_ADD1 fused_relu and
+  fused_clip_fixed_relu, CONVOLUTION forward_2d_output_padding_fused_relu, BATCH_NORMALIZATION fused_relu_by_hand,
+  BATCH_NORMALIZATION_TRAINING no_fused_add_fused_relu_by_hand (and their float16 cases); a +0.0 input still gives
+  +0.0 there. GEMM is the exception: GEMM channels_3d_fused_relu(_float16) gives +0.0 for -1, -2 and -6, as the
+  standalone operator does. No fused-ReLU vector has a -0.0, NaN or infinite input, so dmlops changes only what
+  the vectors show (x < 0 gives -0.0; -0.0, NaN, ±inf and +0.0 as the standalone ReLU): a decision, not a
+  certainty (x * (x > 0) would also fit, and give NaN for NaN and -inf). The operators fusing like GEMM are in
+  ``_FUSED_RELU_AS_STANDALONE``; MEAN_VARIANCE_NORMALIZATION(1), not runnable yet, would take the -0.0 rule
+  unchecked.
 Nested activations (fused, or GRU/LSTM/RNN ActivationDescs) are lowered through ``activation_*``.
 """
 from __future__ import annotations
@@ -48,8 +67,23 @@ def runnable() -> list[str]:
     return out
 
 
+# Operators whose fused ACTIVATION_RELU gives +0.0 for negative inputs, as the standalone operator does (GEMM
+# channels_3d_fused_relu); the others give -0.0 (module docstring).
+_FUSED_RELU_AS_STANDALONE = frozenset({"GEMM"})
+
+
 def _scale_bias(desc):
-    return getattr(desc, "scale_bias", None)
+    """The ScaleBias DirectML applies: None when absent or {1, 0} (IDENTITY edge_neg_zero_scalebias_1_0)."""
+    sb = getattr(desc, "scale_bias", None)
+    if sb is None or (float(np.float32(sb.scale)) == 1 and float(np.float32(sb.bias)) == 0):
+        return None
+    return sb
+
+
+def _negative_zero_relu(desc, act) -> bool:
+    """Whether ``act``, fused into ``desc``, is a ReLU that gives -0.0 for negative inputs (module docstring)."""
+    return (act.OPERATOR_TYPE == "ACTIVATION_RELU" and desc.OPERATOR_TYPE not in _FUSED_RELU_AS_STANDALONE
+            and desc.tensors()["OutputTensor"].data_type.name.startswith("FLOAT"))
 
 
 def _fused(desc):
@@ -103,14 +137,16 @@ def lower_reference(desc, x: dict) -> dict:
             v = x[name]
             f = _compute_float(tds[name])
             with np.errstate(all="ignore"):
-                w = v.astype(f) * f(sb.scale)
-                if sb.bias != 0:  # DirectML keeps -0.0 through ScaleBias {1, 0} (IDENTITY edge_neg_zero_scalebias_1_0)
-                    w = w + f(sb.bias)
+                w = v.astype(f) * f(sb.scale) + f(sb.bias)  # a zero Bias too (THRESHOLD scale_bias)
             x[name] = w if v.dtype.kind == "f" else ew.convert(w, v.dtype)
     y = mod.reference(desc, x)
     act = _fused(desc)
     if act is not None:
-        y = dict(y, OutputTensor=activation_reference(act, y["OutputTensor"]))
+        pre = y["OutputTensor"]
+        out = activation_reference(act, pre)
+        if _negative_zero_relu(desc, act):
+            out = np.where(pre < 0, np.array(-0.0, out.dtype), out)
+        y = dict(y, OutputTensor=out)
     return _round_float16_outputs(desc, y, ew.float16_toward_zero)
 
 
@@ -128,14 +164,20 @@ def lower_onnx(desc, g, x: dict) -> dict:
         for name in _scale_bias_fields(desc):
             v = x[name]
             f = _compute_float(tds[name])
-            w = g.node("Mul", [g.cast(v, f), ew.onnx_const(g, sb.scale, f)])
-            if sb.bias != 0:  # keeps -0.0 through ScaleBias {1, 0}, as DirectML does
-                w = g.node("Add", [w, ew.onnx_const(g, sb.bias, f)])
+            # Bias - x * -Scale is x * Scale + Bias in IEEE arithmetic, signed zeros included; an Add of a zero
+            # Bias would be dropped by ONNX Runtime's NoopElimination (THRESHOLD scale_bias), a Sub from it is not.
+            w = g.node("Mul", [g.cast(v, f), ew.onnx_const(g, -sb.scale, f)])
+            w = g.node("Sub", [ew.onnx_const(g, sb.bias, f), w])
             x[name] = w if g.dtype(v).kind == "f" else ew.onnx_convert(g, w, g.dtype(v))
     y = mod.to_onnx(desc, g, x)
     act = _fused(desc)
     if act is not None:
-        y = dict(y, OutputTensor=activation_onnx(act, g, y["OutputTensor"]))
+        pre = y["OutputTensor"]
+        out = activation_onnx(act, g, pre)
+        if _negative_zero_relu(desc, act):
+            negative = g.node("Less", [pre, ew.onnx_const(g, 0, g.dtype(pre))], dtype=np.bool_)
+            out = ew.onnx_where(g, negative, ew.onnx_const(g, -0.0, g.dtype(out)), out)
+        y = dict(y, OutputTensor=out)
     return _round_float16_outputs(desc, y, lambda v: ew.onnx_float16_toward_zero(g, v))
 
 
@@ -154,14 +196,16 @@ def lower_torch(desc, torch, x: dict) -> dict:
         for name in _scale_bias_fields(desc):
             v = x[name]
             f = torch.float64 if _compute_float(tds[name]) == np.float64 else torch.float32
-            w = v.to(f) * sb.scale
-            if sb.bias != 0:  # keeps -0.0 through ScaleBias {1, 0}, as DirectML does
-                w = w + sb.bias
+            w = v.to(f) * sb.scale + sb.bias  # a zero Bias too (THRESHOLD scale_bias)
             x[name] = w if v.is_floating_point() else ew.torch_convert(torch, w, v.dtype)
     y = mod.to_torch(desc, torch, x)
     act = _fused(desc)
     if act is not None:
-        y = dict(y, OutputTensor=activation_torch(act, torch, y["OutputTensor"]))
+        pre = y["OutputTensor"]
+        out = activation_torch(act, torch, pre)
+        if _negative_zero_relu(desc, act):
+            out = torch.where(pre < 0, torch.full((), -0.0, dtype=out.dtype, device=out.device), out)
+        y = dict(y, OutputTensor=out)
     return _round_float16_outputs(desc, y, lambda v: ew.torch_float16_toward_zero(torch, v))
 
 

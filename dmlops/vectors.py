@@ -107,9 +107,10 @@ def ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def mismatches(got: np.ndarray, want: np.ndarray, ulps: int, rtol: float = 0.0, atol: float = 0.0,
                skip: np.ndarray | None = None) -> list[str]:
-    """Elements where ``got`` differs from DirectML's ``want``: exactly (bits, -0.0 and NaN included) when
-    ``ulps``, ``rtol`` and ``atol`` are 0; otherwise within ``ulps`` ULP or ``atol + rtol * |want|``.
-    An element passes if either bound holds; NaN must meet NaN and ±inf the same inf."""
+    """Elements where ``got`` differs from DirectML's ``want``: exactly when ``ulps``, ``rtol`` and ``atol`` are 0
+    (the same value with the same sign, so -0.0 must meet -0.0 and +0.0 meet +0.0; any NaN meets any NaN, its
+    sign and payload unchecked); otherwise within ``ulps`` ULP or ``atol + rtol * |want|``, where the zeros are
+    one value. An element passes if either bound holds; NaN must meet NaN and ±inf the same inf."""
     got = np.asarray(got)
     if got.shape != want.shape or got.dtype != want.dtype:
         return [f"shape/dtype {got.shape} {got.dtype}, DirectML {want.shape} {want.dtype}"]
@@ -120,6 +121,8 @@ def mismatches(got: np.ndarray, want: np.ndarray, ulps: int, rtol: float = 0.0, 
         with np.errstate(invalid="ignore", over="ignore"):
             ok |= finite & (np.abs(got.astype(np.float64) - want.astype(np.float64))
                             <= atol + rtol * np.abs(want.astype(np.float64)))
+        if ulps == 0 and rtol == 0 and atol == 0:  # exact: both bounds above put -0.0 and +0.0 at distance 0
+            ok &= (np.signbit(got) == np.signbit(want)) | np.isnan(want)
     else:
         ok = got == want
     if skip is not None:

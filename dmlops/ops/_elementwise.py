@@ -16,6 +16,16 @@
   CLIP, THRESHOLD, HARD_SIGMOID): min and max return the non-NaN operand, as D3D requires, unlike NaN-propagating
   ONNX Max/Min and torch.maximum/minimum. Between equal operands FLOAT32 returns the second (so max(+0, -0) is -0),
   FLOAT16 orders the zeros (max gives +0, min gives -0): :func:`float_max` / :func:`float_min`.
+* ONNX Runtime's CPU ``Where`` returns +0.0 where it selects a -0.0 from its X (true-branch) input; a -0.0 from
+  its Y input is kept (ORT 1.32: Where([1, 0, 1], [-0, 1, -0], [5, -0, 5]) = [0, -0, 0], float32 and float16 alike).
+  Its DirectML provider runs Where as ELEMENT_WISE_IF, which keeps the bits. :func:`onnx_where` is a float select
+  that is exact on both; every float select whose true branch can hold -0.0 goes through it (DirectML's vectors
+  that showed it: ELEMENT_WISE_CLIP edge_min_-1.0_max_1.0_float16, CLIP1 float16_min_-0.5_max_2.0,
+  MIN edge_nan_signed_zero_float16; also ELEMENT_WISE_CLIP edge_min_-1.0_max_1.0 and CLIP1 float32_min_-1.0_max_1.5).
+* ONNX Runtime's graph optimizer (NoopElimination) removes Add(x, 0), Add(0, x), Sub(x, 0), Mul(x, 1), Mul(1, x)
+  and Div(x, 1) with a constant 0 or 1, and so the +0.0 that x + 0 makes of x = -0.0 (ELEMENT_WISE_CLIP
+  edge_min_0.0_max_0.0_float16: max(-0, +0) in FLOAT16). Where a zero's sign matters, sums with a constant are
+  written as Sum or as ``c - y``, which it keeps.
 * Gaps in the backends, worked around here once: torch has no arithmetic or comparison kernels for
   uint16/uint32/uint64 (limited-support dtypes since torch 2.3; still none in 2.13), and ONNX Runtime's CPU
   provider has no Max/Min/Clip/Where kernels for int16/uint16 (and no Where for uint64). The workarounds are
@@ -247,11 +257,53 @@ def onnx_const(g, value, dtype) -> str:
     return g.const(np.asarray(value, dtype=dtype))
 
 
+def _onnx_constant(g, value: str):
+    """The array of initializer ``value``, or None when it is computed."""
+    from onnx import numpy_helper
+
+    for init in g.initializers:
+        if init.name == value:
+            return numpy_helper.to_array(init)
+    return None
+
+
+def _onnx_negative_zero(g, v: str) -> str:
+    """Bool: ``v`` is -0.0 (v == 0 and 1 / v < 0)."""
+    dtype = g.dtype(v)
+    zero = onnx_const(g, 0, dtype)
+    return g.node("And", [g.node("Equal", [v, zero], dtype=np.bool_),
+                          g.node("Less", [g.node("Div", [onnx_const(g, 1, dtype), v]), zero], dtype=np.bool_)],
+                  dtype=np.bool_)
+
+
+def onnx_where(g, cond: str, x: str, y: str) -> str:
+    """``cond ? x : y``, bit exact for floats on every ONNX Runtime provider (integers: a plain Where).
+
+    ONNX Runtime's CPU Where turns a -0.0 taken from its X input into +0.0 (module docstring), so the select is
+    made, then every element meant to be -0.0 (taken from an x or y that is -0.0) is taken from a -0.0 constant
+    in the Y position; the values left in the X position are then never -0.0. An x that is a constant holding no
+    -0.0 needs none of it. A plain Where whose condition is a Not node is not safe either, even with a -0.0 only
+    in Y: ONNX Runtime's graph optimizer (NotWhereFusion) swaps X and Y and drops the Not."""
+    dtype = g.dtype(x)
+    r = g.node("Where", [cond, x, y], dtype=dtype)
+    if dtype.kind != "f":
+        return r
+    known = _onnx_constant(g, x)
+    if known is not None and not np.any((known == 0) & np.signbit(known)):
+        return r
+    no = lambda v: g.node("Not", [v], dtype=np.bool_)  # noqa: E731
+    # keep r unless (cond and x is -0) or (not cond and y is -0), written as an And of Ors: ONNX Runtime's
+    # NotWhereFusion rewrites Where(Not(m), a, b) as Where(m, b, a), which would move the -0.0 into X.
+    keep = g.node("And", [g.node("Or", [no(cond), no(_onnx_negative_zero(g, x))], dtype=np.bool_),
+                          g.node("Or", [cond, no(_onnx_negative_zero(g, y))], dtype=np.bool_)], dtype=np.bool_)
+    return g.node("Where", [keep, r, onnx_const(g, -0.0, dtype)], dtype=dtype)
+
+
 def onnx_select(g, keep: str, value: str) -> str:
-    """``keep ? value : 0`` as a select (NaN or inf where ``keep`` is false still give 0)."""
+    """``keep ? value : 0`` as a select (NaN or inf where ``keep`` is false still give 0; -0.0 kept)."""
     dtype = g.dtype(value)
     if dtype.kind == "f":
-        return g.node("Where", [keep, value, onnx_const(g, 0, dtype)], dtype=dtype)
+        return onnx_where(g, keep, value, onnx_const(g, 0, dtype))
     # ORT has no Where for int16/uint16/uint64; integers have no NaN, so a multiply by 0/1 is the same select.
     return g.node("Mul", [value, g.cast(keep, dtype)])
 
@@ -327,21 +379,21 @@ def onnx_float16_toward_zero(g, v: str) -> str:
     below = g.node("Min", [g.cast(g.cast(g.node("Mul", [ar, onnx_const(g, F16_PRED, f32)]), np.float16), f32),
                            g.node("Sub", [ar, onnx_const(g, F16_TINY, f32)])])  # normal / subnormal step
     below = g.node("Where", [g.node("IsInf", [r], dtype=np.bool_), onnx_const(g, F16_MAX, f32), below], dtype=f32)
-    toward = g.node("Where", [g.node("Less", [r, onnx_const(g, 0, f32)], dtype=np.bool_), g.node("Neg", [below]), below],
-                    dtype=f32)
-    return g.node("Where", [over, toward, r], dtype=f32)
+    # toward is -0.0 for -2**-24 < x < -2**-25 (r is the smallest negative subnormal): onnx_where keeps it.
+    toward = onnx_where(g, g.node("Less", [r, onnx_const(g, 0, f32)], dtype=np.bool_), g.node("Neg", [below]), below)
+    return onnx_where(g, over, toward, r)
 
 
 def onnx_float_max(g, a: str, b: str, float16: bool = False) -> str:
     """:func:`float_max` in ONNX ops (ONNX Max propagates NaN)."""
     keep_a = g.node("Or", [g.node("Greater", [a, b], dtype=np.bool_), g.node("IsNaN", [b], dtype=np.bool_)],
                     dtype=np.bool_)
-    r = g.node("Where", [keep_a, a, b], dtype=g.dtype(a))
+    r = onnx_where(g, keep_a, a, b)  # max(-0, -1) is -0
     if float16:
         zero = onnx_const(g, 0, g.dtype(a))
         both = g.node("And", [g.node("Equal", [a, zero], dtype=np.bool_), g.node("Equal", [b, zero], dtype=np.bool_)],
                       dtype=np.bool_)
-        r = g.node("Where", [both, g.node("Add", [a, b]), r], dtype=g.dtype(a))
+        r = onnx_where(g, both, g.node("Sum", [a, b]), r)  # Sum: ORT's NoopElimination drops an Add of a 0 constant
     return r
 
 
@@ -349,13 +401,12 @@ def onnx_float_min(g, a: str, b: str, float16: bool = False) -> str:
     """:func:`float_min` in ONNX ops."""
     keep_a = g.node("Or", [g.node("Less", [a, b], dtype=np.bool_), g.node("IsNaN", [b], dtype=np.bool_)],
                     dtype=np.bool_)
-    r = g.node("Where", [keep_a, a, b], dtype=g.dtype(a))
+    r = onnx_where(g, keep_a, a, b)  # min(-0, 1) is -0
     if float16:
         zero = onnx_const(g, 0, g.dtype(a))
         both = g.node("And", [g.node("Equal", [a, zero], dtype=np.bool_), g.node("Equal", [b, zero], dtype=np.bool_)],
                       dtype=np.bool_)
-        r = g.node("Where", [both, g.node("Neg", [g.node("Add", [g.node("Neg", [a]), g.node("Neg", [b])])]), r],
-                   dtype=g.dtype(a))
+        r = onnx_where(g, both, g.node("Neg", [g.node("Sum", [g.node("Neg", [a]), g.node("Neg", [b])])]), r)
     return r
 
 
@@ -415,8 +466,8 @@ def onnx_pow_directml(g, x: str, y: str) -> str:
     m = onnx_exp2(g, g.node("Mul", [y, onnx_log2_directml(g, g.node("Abs", [x]))]))
     negative = g.node("Less", [x, _onnx_f32(g, 0)], dtype=np.bool_)
     integral = g.node("Equal", [g.node("Floor", [y]), y], dtype=np.bool_)
-    m = g.node("Where", [g.node("And", [negative, onnx_odd_integer(g, y)], dtype=np.bool_), g.node("Neg", [m]), m],
-               dtype=f32)
+    m = onnx_where(g, g.node("And", [negative, onnx_odd_integer(g, y)], dtype=np.bool_), g.node("Neg", [m]), m)
+    # (-0.0 when m underflows to 0: (-0.5) ** 1001)
     return g.node("Where", [g.node("And", [negative, g.node("Not", [integral], dtype=np.bool_)], dtype=np.bool_),
                             _onnx_f32(g, np.nan), m], dtype=f32)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..sample import Sample, td
+from . import _elementwise as ew
 
 
 def reference(desc, x):
@@ -33,8 +34,8 @@ def onnx_elu(g, v, alpha):
     dtype = g.dtype(v)
     c = lambda value: g.const(np.asarray(value, dtype))  # noqa: E731
     e = g.node("Sub", [g.node("Exp", [g.node("Min", [v, c(0)])]), c(1)])
-    return g.node("Where", [g.node("Less", [v, c(0)], dtype=np.bool_), g.node("Mul", [e, c(np.float32(alpha))]), v],
-                  dtype=dtype)
+    # ew.onnx_where: alpha * (e - 1) is -0.0 for alpha = 0 (or < 0 where Exp rounds to 1)
+    return ew.onnx_where(g, g.node("Less", [v, c(0)], dtype=np.bool_), g.node("Mul", [e, c(np.float32(alpha))]), v)
 
 
 def to_torch(desc, torch, x):

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..sample import Sample, td
+from . import _elementwise as ew
 
 
 def reference(desc, x):
@@ -36,7 +37,8 @@ def to_onnx(desc, g, x):
     e = g.node("Exp", [z])
     y = g.node("Mul", [a, g.node("Log", [g.node("Add", [one, e])])])
     over = g.node("IsInf", [e], dtype=np.bool_, detect_negative=0)
-    return {"OutputTensor": g.node("Where", [over, g.node("Mul", [a, z]), y], dtype=dtype)}
+    # ew.onnx_where: Alpha * z is -0.0 for Alpha = -0.0
+    return {"OutputTensor": ew.onnx_where(g, over, g.node("Mul", [a, z]), y)}
 
 
 def to_torch(desc, torch, x):

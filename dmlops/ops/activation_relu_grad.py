@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..sample import Sample, td
+from . import _elementwise as ew
 
 
 def reference(desc, x):
@@ -22,7 +23,7 @@ def to_onnx(desc, g, x):
     """Where(Greater(X, 0), dY, 0)."""
     v, dy = x["InputTensor"], x["InputGradientTensor"]
     mask = g.node("Greater", [v, g.scalar(0, v)], dtype=np.bool_)
-    return {"OutputGradientTensor": g.node("Where", [mask, dy, g.scalar(0, dy)], dtype=g.dtype(dy))}
+    return {"OutputGradientTensor": ew.onnx_where(g, mask, dy, g.scalar(0, dy))}  # keeps a dY of -0.0
 
 
 def to_torch(desc, torch, x):

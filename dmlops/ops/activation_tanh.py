@@ -1,4 +1,9 @@
-"""DML_OPERATOR_ACTIVATION_TANH: f(x) = (1 - exp(-2x)) / (1 + exp(-2x))."""
+"""DML_OPERATOR_ACTIVATION_TANH: f(x) = (1 - exp(-2x)) / (1 + exp(-2x)).
+
+tanh(-0.0) is +0.0 (DirectML's vectors: edge_specials), as the formula gives, where IEEE tanh, ONNX Tanh and
+torch.tanh keep -0.0: the lowerings add +0.0 (ONNX: a Sum, which ONNX Runtime's NoopElimination keeps, unlike an
+Add of 0). tanh(±2**-149) is +0.0 there too (a flushed subnormal), which the vectors' 3-ULP bound covers.
+"""
 from __future__ import annotations
 
 import numpy as np
@@ -7,18 +12,19 @@ from ..sample import Sample, td
 
 
 def reference(desc, x):
-    """tanh in float64."""
-    return {"OutputTensor": np.tanh(x["InputTensor"].astype(np.float64))}
+    """tanh in float64, + 0.0 (tanh(-0.0) is +0.0)."""
+    return {"OutputTensor": np.tanh(x["InputTensor"].astype(np.float64)) + 0.0}
 
 
 def to_onnx(desc, g, x):
-    """ONNX Tanh."""
-    return {"OutputTensor": g.node("Tanh", [x["InputTensor"]])}
+    """ONNX Tanh, + 0.0 as a Sum."""
+    v = x["InputTensor"]
+    return {"OutputTensor": g.node("Sum", [g.node("Tanh", [v]), g.const(np.zeros((), g.dtype(v)))])}
 
 
 def to_torch(desc, torch, x):
-    """torch.tanh."""
-    return {"OutputTensor": torch.tanh(x["InputTensor"])}
+    """torch.tanh, + 0.0."""
+    return {"OutputTensor": torch.tanh(x["InputTensor"]) + 0.0}
 
 
 def _samples():

@@ -33,6 +33,7 @@ import numpy as np
 from ..errors import Problem
 from ..sample import Sample, td
 from ..validation import shape_problem, tensor
+from . import _elementwise as ew
 from . import _selection as sel
 from ._shapes import axes_problems
 
@@ -164,8 +165,9 @@ def _onnx_skip_nan(g, v, axes, is_max):
     zero = g.node("Equal", [filled, c(0)], dtype=np.bool_)
     signs = g.node("Where", [zero, g.node("Div", [c(1), filled]), c(-np.inf)], dtype=dtype)  # ±0 -> ±inf
     positive = g.node("Greater", [g.node("ReduceMax", [signs, axes], keepdims=1), c(0)], dtype=np.bool_)
-    y = g.node("Where", [g.node("Equal", [y, c(0)], dtype=np.bool_),
-                         g.node("Where", [positive, c(0.0), c(-0.0)], dtype=dtype), y], dtype=dtype)
+    # ew.onnx_where: the -0 zero sits in the X input (ONNX Runtime's CPU Where would make it +0)
+    y = ew.onnx_where(g, g.node("Equal", [y, c(0)], dtype=np.bool_),
+                      g.node("Where", [positive, c(0.0), c(-0.0)], dtype=dtype), y)
     return y if is_max else g.node("Neg", [y])
 
 
