@@ -30,10 +30,10 @@ Signed zeros, as DirectML's vectors show them (the vectors test compares zeros' 
   BATCH_NORMALIZATION_TRAINING no_fused_add_fused_relu_by_hand (and their float16 cases); a +0.0 input still gives
   +0.0 there. GEMM is the exception: GEMM channels_3d_fused_relu(_float16) gives +0.0 for -1, -2 and -6, as the
   standalone operator does. No fused-ReLU vector has a -0.0, NaN or infinite input, so dmlops changes only what
-  the vectors show (x < 0 gives -0.0; -0.0, NaN, ±inf and +0.0 as the standalone ReLU): a decision, not a
-  certainty (x * (x > 0) would also fit, and give NaN for NaN and -inf). The operators fusing like GEMM are in
-  ``_FUSED_RELU_AS_STANDALONE``; MEAN_VARIANCE_NORMALIZATION(1), not runnable yet, would take the -0.0 rule
-  unchecked.
+  the vectors show (x < 0, -inf too, gives -0.0; -0.0, NaN and +0.0 give +0.0 as in the standalone ReLU): a
+  decision, not a certainty (x * (x > 0) would also fit, and give NaN for NaN and -inf, -0.0 for -0.0). The
+  operators fusing like GEMM are in ``_FUSED_RELU_AS_STANDALONE``; MEAN_VARIANCE_NORMALIZATION(1), not runnable
+  yet, would take the -0.0 rule unchecked. The ActivationDescs of GRU/LSTM/RNN are the standalone operators.
 Nested activations (fused, or GRU/LSTM/RNN ActivationDescs) are lowered through ``activation_*``.
 """
 from __future__ import annotations
