@@ -76,6 +76,13 @@ class OnnxGraph:
         self._dtypes[name] = array.dtype
         return name
 
+    def constant_value(self, value: str):
+        """The array of initializer ``value``, or None when ``value`` is computed by a node or is an input."""
+        for init in self.initializers:
+            if init.name == value:
+                return self._onnx.numpy_helper.to_array(init)
+        return None
+
     def scalar(self, value, like: str) -> str:
         """A 0-d constant with the dtype of value ``like``."""
         return self.const(np.asarray(value, dtype=self.dtype(like)))

@@ -257,16 +257,6 @@ def onnx_const(g, value, dtype) -> str:
     return g.const(np.asarray(value, dtype=dtype))
 
 
-def _onnx_constant(g, value: str):
-    """The array of initializer ``value``, or None when it is computed."""
-    from onnx import numpy_helper
-
-    for init in g.initializers:
-        if init.name == value:
-            return numpy_helper.to_array(init)
-    return None
-
-
 def _onnx_negative_zero(g, v: str) -> str:
     """Bool: ``v`` is -0.0 (v == 0 and 1 / v < 0)."""
     dtype = g.dtype(v)
@@ -288,7 +278,7 @@ def onnx_where(g, cond: str, x: str, y: str) -> str:
     r = g.node("Where", [cond, x, y], dtype=dtype)
     if dtype.kind != "f":
         return r
-    known = _onnx_constant(g, x)
+    known = g.constant_value(x)
     if known is not None and not np.any((known == 0) & np.signbit(known)):
         return r
     no = lambda v: g.node("Not", [v], dtype=np.bool_)  # noqa: E731
