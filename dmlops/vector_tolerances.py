@@ -187,6 +187,22 @@ TOLERANCES: dict[str, Tolerance] = {
     # ---- end B08 generators and scans, B14 fold/unfold
     # ---- issue 11, B09 selection
     # ---- end B09 selection
+    # ---- issue 12, B10a average and LP pooling
+    # ---- end B10a average and LP pooling
+    # ---- issue 12, B10b max pooling
+    # ---- end B10b max pooling
+    # ---- issue 12, B12 normalization
+    # ---- end B12 normalization
+    # ---- issue 12, B13 resample
+    # ---- end B13 resample
+    # ---- issue 12, B13b ROI
+    # ---- end B13b ROI
+    # ---- issue 12, B15 quantize
+    # ---- end B15 quantize
+    # ---- issue 12, B16 integer linear algebra
+    # ---- end B16 integer linear algebra
+    # ---- issue 12, B17 attention
+    # ---- end B17 attention
 }
 
 
