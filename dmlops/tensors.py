@@ -49,6 +49,10 @@ def check_array(td: TensorDesc, value, path: str, *, dtype_name: str | None = No
     if found != expected:
         raise DmlOpsError(f"{path}: expected {td.data_type.name} data ({expected.name}); got {dtype_name or found}. "
                           "dmlops never casts inputs; convert the array first.")
+    rng = td.data_type.four_bit_range
+    if rng is not None and value.size and bool(((value < rng[0]) | (value > rng[1])).any()):
+        raise DmlOpsError(f"{path}: {td.data_type.name} holds {rng[0]} to {rng[1]}; the array has values outside "
+                          f"that range (min {value.min()}, max {value.max()}).")
     if shape == tuple(td.sizes):
         return "logical"
     if len(shape) == 1:
@@ -124,6 +128,36 @@ def reinterpret(frm: TensorDesc, to: TensorDesc, value: np.ndarray) -> np.ndarra
     return np.ascontiguousarray(strided_view(to, buffer))
 
 
+def to_bytes(td: TensorDesc, value: np.ndarray) -> bytes:
+    """The bytes DirectML reads for an input in its backend form (logical when packed, buffer when strided):
+    UINT4 / INT4 two elements to a byte, the first in the low nibble (DML_TENSOR_DATA_TYPE_UINT4), an odd tail
+    nibble 0."""
+    a = np.ascontiguousarray(value, dtype=td.data_type.numpy_dtype).reshape(-1)
+    if td.data_type.four_bit_range is None:
+        return a.tobytes()
+    nibbles = a.view(np.uint8) & 0x0F
+    if nibbles.size % 2:
+        nibbles = np.concatenate([nibbles, np.zeros(1, np.uint8)])
+    return (nibbles[0::2] | (nibbles[1::2] << 4)).astype(np.uint8).tobytes()
+
+
+def from_bytes(td: TensorDesc, raw: bytes) -> np.ndarray:
+    """A tensor's backend form (logical when packed, the 1-D buffer when strided) from the bytes of its
+    TotalTensorSizeInBytes; UINT4 / INT4 unpacked as ``to_bytes`` packs them, INT4 sign-extended."""
+    count = buffer_elements(td)
+    if td.data_type.four_bit_range is None:
+        flat = np.frombuffer(raw, td.data_type.numpy_dtype, count=count).copy()
+    else:
+        packed = np.frombuffer(raw, np.uint8, count=(count + 1) // 2)
+        nibbles = np.stack([packed & 0x0F, packed >> 4], axis=1).reshape(-1)[:count]
+        flat = (nibbles.astype(np.int8) ^ 8) - 8 if td.data_type.four_bit_range[0] < 0 else nibbles
+        flat = flat.astype(td.data_type.numpy_dtype)
+    if is_strided(td):
+        need = needed_elements(td)
+        return flat if flat.size >= need else np.concatenate([flat, np.zeros(need - flat.size, flat.dtype)])
+    return flat[: td.element_count].reshape(td.sizes)
+
+
 def numpy_output(td: TensorDesc, value: np.ndarray) -> np.ndarray:
     """What a NumPy caller gets: shape Sizes; for strided outputs a view over the declared buffer layout."""
     if is_strided(td):
@@ -169,4 +203,4 @@ def gather_indices(td: TensorDesc) -> np.ndarray:
 
 
 __all__ = ["is_strided", "buffer_elements", "needed_elements", "check_array", "numpy_input", "logical_to_buffer",
-           "strided_view", "read", "write", "reinterpret", "numpy_output", "output_problem", "permuted_layout", "gather_indices"]
+           "strided_view", "read", "write", "reinterpret", "to_bytes", "from_bytes", "numpy_output", "output_problem", "permuted_layout", "gather_indices"]

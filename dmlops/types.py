@@ -116,12 +116,22 @@ class DataType(DmlEnum):
 
     @property
     def numpy_dtype(self):
-        """The matching ``numpy.dtype``; raises DescriptorError where NumPy has none (UNKNOWN, UINT4, INT4)."""
+        """The ``numpy.dtype`` that holds this type's values; raises DescriptorError for UNKNOWN.
+
+        NumPy has no 4-bit types: UINT4 / INT4 values travel one per element in uint8 / int8 arrays (0 to 15 /
+        -8 to 7; ``dmlops.tensors`` refuses other values and packs two to a byte where DirectML's memory is read
+        or written)."""
         import numpy as np
 
-        if self.name not in _NUMPY_NAMES:
-            raise DescriptorError("", f"{self.name} has no NumPy dtype (NumPy has no 4-bit types).")
-        return np.dtype(_NUMPY_NAMES[self.name])
+        name = _FOUR_BIT_CARRIERS.get(self.name) or _NUMPY_NAMES.get(self.name)
+        if name is None:
+            raise DescriptorError("", f"{self.name} has no NumPy dtype.")
+        return np.dtype(name)
+
+    @property
+    def four_bit_range(self) -> tuple[int, int] | None:
+        """(lowest, highest) value of UINT4 / INT4; None for every other type."""
+        return {"UINT4": (0, 15), "INT4": (-8, 7)}.get(self.name)
 
     @classmethod
     def from_numpy(cls, dtype) -> "DataType":
@@ -144,6 +154,7 @@ _NUMPY_NAMES = {
     "FLOAT32": "float32", "FLOAT16": "float16", "FLOAT64": "float64", "UINT8": "uint8", "UINT16": "uint16",
     "UINT32": "uint32", "UINT64": "uint64", "INT8": "int8", "INT16": "int16", "INT32": "int32", "INT64": "int64",
 }
+_FOUR_BIT_CARRIERS = {"UINT4": "uint8", "INT4": "int8"}
 
 
 class FeatureLevel(DmlEnum):

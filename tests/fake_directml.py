@@ -1383,8 +1383,7 @@ class Execution:
                 return self.violation(where, f"input {i} ({name}) is not bound; nothing computed")
             else:
                 data = b.resource.read(b.offset, td.total_tensor_size_in_bytes)
-            values = np.frombuffer(data, dtype=td.data_type.numpy_dtype, count=tensors.buffer_elements(td)).copy()
-            arrays.append(values if tensors.is_strided(td) else values[:td.element_count].reshape(td.sizes))
+            arrays.append(tensors.from_bytes(td, data))
         from dmlops.lower import module
 
         missing = [n.OPERATOR_TYPE for n in op.graph.nodes if not hasattr(module(n.OPERATOR_TYPE), "reference")]
@@ -1397,12 +1396,10 @@ class Execution:
             if b is None:
                 continue
             if tensors.is_strided(td):
-                current = np.frombuffer(b.resource.read(b.offset, td.total_tensor_size_in_bytes),
-                                        dtype=td.data_type.numpy_dtype).copy()
+                current = tensors.from_bytes(td, b.resource.read(b.offset, td.total_tensor_size_in_bytes))
                 tensors.strided_view(td, current)[...] = tensors.strided_view(td, value)
-                b.resource.write(b.offset, current.tobytes())
-            else:
-                b.resource.write(b.offset, np.ascontiguousarray(value, dtype=td.data_type.numpy_dtype).tobytes())
+                value = current
+            b.resource.write(b.offset, tensors.to_bytes(td, value)[:td.total_tensor_size_in_bytes])
 
 
 # ---------------------------------------------------------------------------------------------------- the fake

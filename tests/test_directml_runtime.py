@@ -417,11 +417,30 @@ def test_demo_table_has_native_rows(fake):
     assert len(rows) == len(demo.TABLE_OPS) and all(" ok " in r for r in rows)
 
 
-def test_four_bit_tensors_are_refused_with_the_reason(fake):
-    f = fake()
-    t = TensorDesc("UINT4", [1, 1, 2, 4])
-    desc = dmlops.ElementWiseIdentity(input_tensor=t, output_tensor=t)
-    with pytest.raises(DmlOpsError, match=r"^ELEMENT_WISE_IDENTITY: INT4/UINT4 inputs and outputs have no NumPy dtype; "
-                                          r"dmlops cannot pass their packed bytes yet\.$"):
-        dmlops.backends.directml.build(desc, dmlops.GraphDesc.single(desc), 0, FeatureLevel.FL_6_4)
-    assert f.count("CreateOperator") == 0
+def test_four_bit_tensors_are_packed_two_to_a_byte(fake):
+    """UINT4 / INT4 travel as uint8 / int8 values and reach DirectML's memory packed, first element in the low
+    nibble (the DML_TENSOR_DATA_TYPE_UINT4 page's example: [1, 2, 3, 4, 5] is [0x21, 0x43, 0x05]); the fake
+    dispatch reads the bytes back through tensors.from_bytes and writes the identity's output packed."""
+    from dmlops import tensors
+
+    u = TensorDesc("UINT4", [5])
+    assert tensors.to_bytes(u, np.array([1, 2, 3, 4, 5], np.uint8)) == bytes([0x21, 0x43, 0x05])
+    i = TensorDesc("INT4", [3])
+    assert tensors.to_bytes(i, np.array([-8, 7, -1], np.int8)) == bytes([0x78, 0x0F])
+    assert tensors.from_bytes(i, bytes([0x78, 0x0F, 0, 0])).tolist() == [-8, 7, -1]
+    f = fake(validate=False)  # DirectML allows UINT4 / INT4 in QUANTIZE / DEQUANTIZE only; the copy is the point
+    for dt, values in (("UINT4", np.arange(16, dtype=np.uint8)), ("INT4", np.arange(-8, 8, dtype=np.int8))):
+        t = TensorDesc(dt, [1, 1, 2, 8])
+        desc = dmlops.ElementWiseIdentity(input_tensor=t, output_tensor=t)
+        program, _ = dmlops.backends.directml.build(desc, dmlops.GraphDesc.single(desc), 0, FeatureLevel.FL_6_4)
+        (out,) = program([values.reshape(1, 1, 2, 8)])
+        assert out.dtype == values.dtype and out.reshape(-1).tolist() == values.tolist()
+    f.assert_clean()
+
+
+def test_four_bit_values_out_of_range_are_refused():
+    from dmlops import tensors
+
+    with pytest.raises(DmlOpsError, match=r"^x: INT4 holds -8 to 7; the array has values outside that range "
+                                          r"\(min -9, max 7\)\.$"):
+        tensors.check_array(TensorDesc("INT4", [2]), np.array([-9, 7], np.int8), "x")

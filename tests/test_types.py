@@ -27,9 +27,12 @@ def test_feature_level_rejects_unknown(bad):
 
 def test_data_type_numpy_mapping_round_trips():
     for dt in DataType:
-        if dt in (DataType.UNKNOWN, DataType.UINT4, DataType.INT4):
-            with pytest.raises(DescriptorError, match="has no NumPy dtype"):
+        if dt is DataType.UNKNOWN:
+            with pytest.raises(DescriptorError, match="UNKNOWN has no NumPy dtype"):
                 dt.numpy_dtype
+        elif dt in (DataType.UINT4, DataType.INT4):  # values carried one per uint8 / int8 element
+            assert dt.numpy_dtype == (np.uint8 if dt is DataType.UINT4 else np.int8)
+            assert DataType.from_numpy(dt.numpy_dtype).name == dt.name[:-1] + "8"
         else:
             assert DataType.from_numpy(dt.numpy_dtype) is dt
     assert DataType.from_numpy(np.float16) is DataType.FLOAT16

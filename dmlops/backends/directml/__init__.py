@@ -8,7 +8,7 @@ the shared libraries), ``com`` (vtable calls), ``structs`` (generated C structs)
 from __future__ import annotations
 
 from ...errors import DmlOpsError
-from ...types import DataType, FeatureLevel
+from ...types import FeatureLevel
 
 
 def choose_device(device) -> tuple[int, object]:
@@ -64,10 +64,6 @@ def build(target, graph, index: int, level: FeatureLevel, debug: bool = False):
     loaded and whether the debug layer is on."""
     from . import libraries, runtime
 
-    if any(td.data_type in (DataType.UINT4, DataType.INT4) for td in graph.input_descs() + graph.output_descs()):
-        label = getattr(target, "OPERATOR_TYPE", "GRAPH")
-        raise DmlOpsError(f"{label}: INT4/UINT4 inputs and outputs have no NumPy dtype; dmlops cannot pass their "
-                          "packed bytes yet.")
     program = runtime.Program(target, graph, index, level, debug)
     loaded = libraries.loaded_paths()
     notes = ["DirectML native backend" + ("; loaded " + ", ".join(f"{k}: {p}" for k, p in sorted(loaded.items()))

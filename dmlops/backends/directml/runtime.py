@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import ctypes
 import time
-from ctypes import POINTER, Structure, Union, byref, c_char, c_size_t, c_uint32, c_uint64, c_void_p, sizeof
+from ctypes import POINTER, Structure, Union, byref, c_size_t, c_uint32, c_uint64, c_void_p
 
 import numpy as np
 
@@ -327,10 +327,9 @@ class Buffer:
                    operator=operator)
             self.pointer = out.value
 
-    def write(self, offset: int, array: np.ndarray, limit: int) -> None:
-        """Copy ``array``'s bytes (at most ``limit``) to ``offset`` of a mapped buffer."""
-        a = np.ascontiguousarray(array)
-        ctypes.memmove(self.pointer + offset, a.ctypes.data, min(a.nbytes, limit))
+    def write(self, offset: int, data: bytes, limit: int) -> None:
+        """Copy ``data`` (at most ``limit`` bytes) to ``offset`` of a mapped buffer."""
+        ctypes.memmove(self.pointer + offset, data, min(len(data), limit))
 
     def read(self, offset: int, nbytes: int) -> bytes:
         """``nbytes`` from ``offset`` of a mapped buffer."""
@@ -381,19 +380,10 @@ class DeviceBuffer:
 
             q.run_once(record)
             raw = readback.read(0, self.nbytes)
-        return tensors.numpy_output(td, _from_bytes(td, raw))
+        return tensors.numpy_output(td, tensors.from_bytes(td, raw))
 
     def __repr__(self) -> str:
         return f"<DeviceBuffer {self.data_type.name} {list(self.sizes)} on {self.device}>"
-
-
-def _from_bytes(td: TensorDesc, raw: bytes) -> np.ndarray:
-    """An output's backend form from its bytes: the logical array (packed) or the 1-D buffer (strided)."""
-    flat = np.frombuffer(raw, td.data_type.numpy_dtype, count=tensors.buffer_elements(td)).copy()
-    if tensors.is_strided(td):
-        need = tensors.needed_elements(td)
-        return flat if flat.size >= need else np.concatenate([flat, np.zeros(need - flat.size, flat.dtype)])
-    return flat[: td.element_count].reshape(td.sizes)
 
 
 # ---------------------------------------------------------------------------------------------------------- program
@@ -650,7 +640,8 @@ class Program:
 
     def _upload(self, host: list) -> None:
         for i, value in host:
-            self.upload.write(self.in_offsets[i], value, self.in_descs[i].total_tensor_size_in_bytes)
+            self.upload.write(self.in_offsets[i], tensors.to_bytes(self.in_descs[i], value),
+                              self.in_descs[i].total_tensor_size_in_bytes)
         owned = [i for k, i in enumerate(self.in_bind) if i is not None and self.owned[k]]
         if owned:
             data = b"".join(self.upload.read(self.in_offsets[i], self.in_descs[i].total_tensor_size_in_bytes)
@@ -670,7 +661,7 @@ class Program:
                 q.execute(self._record_list(device_inputs, None, allocator), self.label)
             else:
                 q.execute(self._list, self.label)
-            return [_from_bytes(td, self.readback.read(off - self.in_end, td.total_tensor_size_in_bytes))
+            return [tensors.from_bytes(td, self.readback.read(off - self.in_end, td.total_tensor_size_in_bytes))
                     for td, off in zip(self.out_descs, self.out_offsets)]
 
     def run_bound(self, inputs) -> list:
