@@ -122,6 +122,15 @@ def table(out) -> bool:
     return ok
 
 
+def coverage() -> str:
+    """One line: how many of the operator types have lowerings (reference, onnxruntime, torch) and run natively."""
+    from .lower import runnable
+    from .ops import MODULES
+
+    return (f"   {len(runnable())} of {len(MODULES)} operator types run on reference, onnxruntime and torch "
+            f"(dmlops.lower.runnable()); the native directml backend takes all {len(MODULES)}.")
+
+
 # --- training ----------------------------------------------------------------------------------------------
 def training_step_graph(n: int, d: int, h: int, lr: float):
     """One Adam step of a d-h-1 MLP with a sigmoid output and binary cross-entropy, as ONE DirectML graph.
@@ -259,6 +268,7 @@ def main(out=print, steps: int = 60) -> int:
         f"; directml (native): {native_devices()}. DirectML appears with onnxruntime-directml or torch-directml on "
         "Windows, and natively where DirectML's libraries load: Windows, or WSL with DMLOPS_* set.)")
     ok = table(out)
+    out(coverage())
     out("")
     out("== 3. Training through DirectML descriptors only (GEMM, RELU, SIGMOID, RELU_GRAD, SUBTRACT, IDENTITY, REDUCE, "
         "ADAM_OPTIMIZER; the loss with CLIP, LOG, MULTIPLY, ADD)")

@@ -66,6 +66,8 @@ def test_demo_runs_checks_everything_and_the_loss_falls():
     assert {tuple(r.split()[:3]) for r in rows} >= {("GRU", "onnxruntime", "cpu"), ("GRU", "torch", "cpu"),
                                                    ("ACTIVATION_RELU_GRAD", "reference", "cpu")}
     assert all(r.split()[5] == "ok" for r in rows)
+    assert ("   177 of 177 operator types run on reference, onnxruntime and torch (dmlops.lower.runnable()); the "
+            "native directml backend takes all 177.") in lines
     # Section 4: every adapter case on all three backends, each within its tolerance of PyTorch.
     adapters = [l for l in lines if "max error vs PyTorch" in l]
     places = sum(len(demo.devices(b)) for b in demo.SHOWN)  # 3 here; more with a GPU
