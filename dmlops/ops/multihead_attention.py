@@ -28,14 +28,43 @@ hiddenSize = headCount * headSize, valueHiddenSize = headCount * valueHeadSize):
   headCount, sequenceLength, pastSequenceLength + keyValueSequenceLength], the full shape ONNX Runtime
   always hands DirectML (broadcast through zero Strides). Leading 1s are allowed for every mask.
 
-DirectML refused the one validator-gap vector (every Q/K/V layout given at once, a NONE mask type with
-a MaskTensor). Only check() is written so far; the math (Q x K^T * Scale + RelativePositionBias, mask,
-softmax, x V) is in research/lowering_map.md.
+* PastKeyTensor and PastValueTensor come together, and so do a new key and a new value (KeyTensor or a
+  stacked key, ValueTensor or a stacked value): otherwise the key and value sequences differ in length and
+  the second GEMM is undefined (dmlops' rule; the docs' "exactly one Query, Key and Value").
+
+Math (dmlops.ops._attention writes it once for the three backends): the docs' steps, [Bias] -> (Q x K^T) *
+Scale -> [+ RelativePositionBias] -> [mask] -> softmax -> x V, per head, in float32. Stacked tensors are sliced
+on their fourth dimension (0 query, 1 key, 2 value; StackedKeyValueTensor 0 key, 1 value); BiasTensor [q | k |
+v] is added to the new query, key and value, not to PastKey / PastValue; the keys are PastKey ++ Key (the
+docs' concatenation), which OutputPresentKeyTensor returns (values alike). The softmax is DirectML's
+(ACTIVATION_SOFTMAX's steps and NaN rules). The mask, as the docs word each type:
+
+* BOOLEAN: MaskFilterValue is *added* where the mask is 0 (any nonzero value adds nothing).
+* KEY_SEQUENCE_LENGTH ([1, batchSize] lengths), KEY_SEQUENCE_END_START (row 0 the ends, exclusive; row 1 the
+  starts, inclusive; ONNX Runtime's 2 * batchSize mask_index order): scores of keys outside are *set* to
+  MaskFilterValue. A row with every key masked is therefore uniform (set) under these types, but keeps the
+  unmasked softmax under BOOLEAN (adding a constant to a whole row changes no softmax): samples
+  key_length_zero_row and boolean_all_zero_row show both.
+* KEY_QUERY_SEQUENCE_LENGTH_START_END ([batchSize * 3 + 2], ONNX Runtime's cumulative mask_index layout):
+  the page gives only the layout. dmlops reads keyLength[b] as KEY_SEQUENCE_LENGTH does and ignores the
+  query/key start and end offsets (they place sequences packed token after token, which the padded [batchSize,
+  sequenceLength, ..] tensors here do not use): a decision, not a verified fact.
+Key positions count over pastSequenceLength + keyValueSequenceLength (past keys first).
+
+DirectML's answers: its one vector (gap_factory_tier_6_1_dt_0_rank_default: every Q/K/V layout given at once,
+a NONE mask type with a MaskTensor) is a descriptor DirectML refused, and dmlops refuses it too; no vector has
+numbers. So the docs, ONNX Runtime's MultiHeadAttention/Attention contract and torch decide (tests/
+test_oracle_attention.py: torch's scaled_dot_product_attention and nn.MultiheadAttention, onnx's Attention
+node cases where they exist, NumPy by hand).
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ..errors import Problem
+from ..sample import Sample, td
 from ..validation import tensor
+from . import _attention
 from ._quantized import braces
 
 # The docs' exclusions, each pair once (the later field in struct order is reported).
@@ -56,7 +85,26 @@ PAST = {"key": "PastKeyTensor", "value": "PastValueTensor"}
 
 def check(desc, level) -> list[Problem]:
     """Q/K/V layouts and exclusions, HeadCount, and the Sizes of every other tensor (see the module docstring)."""
-    return attention_problems(desc, desc.head_count, desc.head_count, "HeadCount", "HeadCount")
+    return pair_problems(desc) + attention_problems(desc, desc.head_count, desc.head_count, "HeadCount", "HeadCount")
+
+
+def pair_problems(desc) -> list[Problem]:
+    """PastKeyTensor with PastValueTensor; a new key with a new value (module docstring)."""
+    present = {name for name in desc.tensors() if tensor(desc, name) is not None}
+    out = []
+    if ("PastKeyTensor" in present) != ("PastValueTensor" in present):
+        given, missing = (("PastKeyTensor", "PastValueTensor") if "PastKeyTensor" in present
+                          else ("PastValueTensor", "PastKeyTensor"))
+        out.append(Problem(desc.OPERATOR_TYPE, missing, "pair",
+                           f"is missing while {given} is given; the past key and value come together."))
+    new_key = present & {"KeyTensor", "StackedQueryKeyTensor", "StackedKeyValueTensor", "StackedQueryKeyValueTensor"}
+    new_value = present & {"ValueTensor", "StackedKeyValueTensor", "StackedQueryKeyValueTensor"}
+    if bool(new_key) != bool(new_value) and out == [] and present & {"PastKeyTensor", "PastValueTensor"}:
+        # Without past tensors the missing one is already reported as required.
+        out.append(Problem(desc.OPERATOR_TYPE, "ValueTensor" if new_key else "KeyTensor", "pair",
+                           "is missing while a new " + ("key" if new_key else "value") + " is given; the key and "
+                           "value sequences must have the same length."))
+    return out
 
 
 def _join_or(names: list[str]) -> str:
@@ -256,3 +304,156 @@ def _mask_shape_problems(s, desc, batch, heads, seq, total, heads_formula, total
         s.expect("MaskTensor", [None if batch is None else batch * 3 + 2], ["batchSize * 3 + 2"])
     elif kind == "BOOLEAN":
         s.expect("MaskTensor", [batch, heads, seq, total], ["batchSize", heads_formula, "sequenceLength", total_formula])
+
+
+def reference(desc, x):
+    """The docs' steps in NumPy (dmlops.ops._attention)."""
+    return _attention.reference(desc, x)
+
+
+def to_onnx(desc, g, x):
+    """MatMul, Mul, Add, Where, DirectML's softmax steps, Reshape/Transpose/Slice/Concat (no com.microsoft ops)."""
+    return _attention.to_onnx(desc, g, x)
+
+
+def to_torch(desc, torch, x):
+    """matmul, where, cat, narrow/permute/reshape and DirectML's softmax steps."""
+    return _attention.to_torch(desc, torch, x)
+
+
+LN3 = float(np.log(3))
+
+
+def _f(*rows):
+    return np.array(rows, np.float32)
+
+
+def _mha(**fields):
+    from ..descs import MultiheadAttention
+
+    fields.setdefault("scale", 1.0)
+    fields.setdefault("mask_filter_value", -10000.0)
+    fields.setdefault("head_count", 1)
+    fields.setdefault("mask_type", "NONE")
+    return MultiheadAttention(**fields)
+
+
+def _t(*sizes, data_type="FLOAT32"):
+    return td(data_type, list(sizes))
+
+
+def _samples():
+    ramp = lambda *shape: (np.arange(np.prod(shape), dtype=np.float32).reshape(shape) % 7 - 3) / 4  # noqa: E731
+    # Key / value of 3 positions for 2 batches, one head of size 1, query 0: the scores are all 0 (q . k = 0), so
+    # the softmax is uniform over the keys the mask keeps and the output is the mean of their values.
+    zero_q = np.zeros((2, 1, 1), np.float32)
+    k3 = _f([[1], [2], [3]], [[4], [5], [6]])
+    v3 = _f([[3], [6], [12]], [[-3], [0], [9]])
+    mask_io = dict(query_tensor=_t(2, 1, 1), key_tensor=_t(2, 3, 1), value_tensor=_t(2, 3, 1), output_tensor=_t(2, 1, 1))
+    qkv3 = {"QueryTensor": zero_q, "KeyTensor": k3, "ValueTensor": v3}
+    return [
+        # One head, headSize 2, two keys. Scores q . k * 1 = [ln 3, 0] -> softmax [3/4, 1/4]; output
+        # 3/4 * [4, 8] + 1/4 * [0, 4] = [3, 7]. The present key / value are K and V as [1, 1, 2, 2].
+        Sample("hand_two_keys", _mha(query_tensor=_t(1, 1, 2), key_tensor=_t(1, 2, 2), value_tensor=_t(1, 2, 2),
+                                     output_tensor=_t(1, 1, 2), output_present_key_tensor=_t(1, 1, 2, 2),
+                                     output_present_value_tensor=_t(1, 1, 2, 2)),
+               {"QueryTensor": _f([[1, 0]]), "KeyTensor": _f([[LN3, 5], [0, -5]]), "ValueTensor": _f([[4, 8], [0, 4]])},
+               {"OutputTensor": _f([[3, 7]]), "OutputPresentKeyTensor": _f([[[LN3, 5], [0, -5]]]),
+                "OutputPresentValueTensor": _f([[[4, 8], [0, 4]]])},
+               why="float32 rounding of ln 3 and exp", atol=2e-6, rtol=1e-6),
+        # Scale 1/2 and Bias [q 1 | k 0 | v 1]: q = 1 + 1 = 2, k = [ln 3, 0], scores 2 * [ln 3, 0] * 1/2 = [ln 3, 0]
+        # -> [3/4, 1/4]; v = [3, -1] + 1 = [4, 0] -> 3.
+        Sample("hand_scale_bias", _mha(query_tensor=_t(1, 1, 1), key_tensor=_t(1, 2, 1), value_tensor=_t(1, 2, 1),
+                                       bias_tensor=_t(3), output_tensor=_t(1, 1, 1), scale=0.5),
+               {"QueryTensor": _f([[1]]), "KeyTensor": _f([[LN3], [0]]), "ValueTensor": _f([[3], [-1]]),
+                "BiasTensor": _f(1, 0, 1)},
+               {"OutputTensor": _f([[3]])}, why="float32 rounding of ln 3 and exp", atol=2e-6, rtol=1e-6),
+        # RelativePositionBias [ln 3, 0] on zero scores -> [3/4, 1/4]: 3/4 * 8 + 1/4 * 4 = 7.
+        Sample("hand_relative_position_bias",
+               _mha(query_tensor=_t(1, 1, 1), key_tensor=_t(1, 2, 1), value_tensor=_t(1, 2, 1),
+                    relative_position_bias_tensor=_t(1, 1, 1, 2), output_tensor=_t(1, 1, 1)),
+               {"QueryTensor": _f([[0]]), "KeyTensor": _f([[1], [2]]), "ValueTensor": _f([[8], [4]]),
+                "RelativePositionBiasTensor": _f([[[LN3, 0]]])},
+               {"OutputTensor": _f([[7]])}, why="float32 rounding of ln 3 and exp", atol=2e-6, rtol=1e-6),
+        # KEY_SEQUENCE_LENGTH [1, 3]: batch 0 keeps key 0 (output 3), batch 1 all three (mean of -3, 0, 9 = 2).
+        Sample("hand_key_sequence_length", _mha(**mask_io, mask_tensor=td("INT32", [1, 2]),
+                                                mask_type="KEY_SEQUENCE_LENGTH"),
+               {**qkv3, "MaskTensor": np.array([[1, 3]], np.int32)}, {"OutputTensor": _f([[3]], [[2]])},
+               why="a mean of three values", atol=1e-6, rtol=1e-6),
+        # KEY_SEQUENCE_END_START: row 0 the ends (exclusive), row 1 the starts. Batch 0 keys 1..2: (6 + 12) / 2 = 9;
+        # batch 1 key 0..1: (-3 + 0) / 2 = -1.5.
+        Sample("hand_key_sequence_end_start", _mha(**mask_io, mask_tensor=td("INT32", [2, 2]),
+                                                   mask_type="KEY_SEQUENCE_END_START"),
+               {**qkv3, "MaskTensor": np.array([[3, 2], [1, 0]], np.int32)}, {"OutputTensor": _f([[9]], [[-1.5]])},
+               why="a mean of two values", atol=1e-6, rtol=1e-6),
+        # KEY_QUERY_SEQUENCE_LENGTH_START_END [keyLength 2, 1 | queryStart 0, 1 | queryEnd 2 | keyStart 0, 2 |
+        # keyEnd 3]: keyLength bounds the keys: batch 0 (3 + 6) / 2 = 4.5, batch 1 -3.
+        Sample("hand_key_query_lengths", _mha(**mask_io, mask_tensor=td("INT32", [8]),
+                                              mask_type="KEY_QUERY_SEQUENCE_LENGTH_START_END"),
+               {**qkv3, "MaskTensor": np.array([2, 1, 0, 1, 2, 0, 2, 3], np.int32)},
+               {"OutputTensor": _f([[4.5]], [[-3]])}, why="a mean of two values", atol=1e-6, rtol=1e-6),
+        # BOOLEAN [2, 1, 1, 3]: 0 adds -10000 (exp(-10000) is 0 in float32). Batch 0 keeps keys 0 and 2:
+        # (3 + 12) / 2 = 7.5; batch 1 keys 1 and 2 (a 7 counts as 1): 4.5.
+        Sample("hand_boolean", _mha(**mask_io, mask_tensor=td("INT32", [2, 1, 1, 3]), mask_type="BOOLEAN"),
+               {**qkv3, "MaskTensor": np.array([1, 0, 1, 0, 7, 1], np.int32).reshape(2, 1, 1, 3)},
+               {"OutputTensor": _f([[7.5]], [[4.5]])}, why="a mean of two values", atol=1e-6, rtol=1e-6),
+        # A row with every key masked: the length types set every score to MaskFilterValue (uniform: mean 7), the
+        # BOOLEAN type adds it to every score (the unmasked softmax). Scores q . k = [ln 3, 0, 0] -> [3/5, 1/5,
+        # 1/5] with BOOLEAN: 3/5 * 3 + 1/5 * 6 + 1/5 * 12 = 5.4.
+        Sample("key_length_zero_row", _mha(query_tensor=_t(1, 1, 1), key_tensor=_t(1, 3, 1), value_tensor=_t(1, 3, 1),
+                                           output_tensor=_t(1, 1, 1), mask_tensor=td("INT32", [1, 1]),
+                                           mask_type="KEY_SEQUENCE_LENGTH"),
+               {"QueryTensor": _f([[1]]), "KeyTensor": _f([[LN3], [0], [0]]), "ValueTensor": _f([[3], [6], [12]]),
+                "MaskTensor": np.array([[0]], np.int32)}, {"OutputTensor": _f([[7]])},
+               why="a mean of three values", atol=1e-6, rtol=1e-6),
+        Sample("boolean_all_zero_row", _mha(query_tensor=_t(1, 1, 1), key_tensor=_t(1, 3, 1), value_tensor=_t(1, 3, 1),
+                                            output_tensor=_t(1, 1, 1), mask_tensor=td("INT32", [1, 1, 1, 3]),
+                                            mask_type="BOOLEAN"),
+               {"QueryTensor": _f([[1]]), "KeyTensor": _f([[LN3], [0], [0]]), "ValueTensor": _f([[3], [6], [12]]),
+                "MaskTensor": np.zeros((1, 1, 1, 3), np.int32)}, {"OutputTensor": _f([[5.4]])},
+               why="float32 rounding of ln 3 and exp (scores near -10000 keep 1e-3 resolution)", atol=2e-3,
+               rtol=2e-3),
+        # PastKey / PastValue: keys [past 0, new 1] for one head of size 1, q = 0: mean of values
+        # (10 + 20) / 2 = 15; present = past ++ new.
+        Sample("hand_past_present", _mha(query_tensor=_t(1, 1, 1), key_tensor=_t(1, 1, 1), value_tensor=_t(1, 1, 1),
+                                         past_key_tensor=_t(1, 1, 1, 1), past_value_tensor=_t(1, 1, 1, 1),
+                                         output_tensor=_t(1, 1, 1), output_present_key_tensor=_t(1, 1, 2, 1),
+                                         output_present_value_tensor=_t(1, 1, 2, 1)),
+               {"QueryTensor": _f([[0]]), "KeyTensor": _f([[1]]), "ValueTensor": _f([[20]]),
+                "PastKeyTensor": _f([[[0]]]), "PastValueTensor": _f([[[10]]])},
+               {"OutputTensor": _f([[15]]), "OutputPresentKeyTensor": _f([[[0], [1]]]),
+                "OutputPresentValueTensor": _f([[[10], [20]]])}, atol=1e-6, rtol=1e-6),
+        # Two heads, larger shapes: every layout, compared across backends and with torch (tests/test_oracle_attention.py).
+        Sample("two_heads_all_optional", _mha(
+            query_tensor=_t(2, 3, 4), key_tensor=_t(2, 2, 4), value_tensor=_t(2, 2, 6), bias_tensor=_t(14),
+            relative_position_bias_tensor=_t(2, 2, 3, 5), past_key_tensor=_t(2, 2, 3, 2),
+            past_value_tensor=_t(2, 2, 3, 3), mask_tensor=td("INT32", [2, 2, 3, 5]), mask_type="BOOLEAN",
+            output_tensor=_t(2, 3, 6), output_present_key_tensor=_t(2, 2, 5, 2),
+            output_present_value_tensor=_t(2, 2, 5, 3), head_count=2, scale=0.7),
+            {"QueryTensor": ramp(2, 3, 4), "KeyTensor": ramp(2, 2, 4) * 2, "ValueTensor": ramp(2, 2, 6),
+             "BiasTensor": ramp(14) / 3, "RelativePositionBiasTensor": ramp(2, 2, 3, 5),
+             "PastKeyTensor": ramp(2, 2, 3, 2), "PastValueTensor": ramp(2, 2, 3, 3) + 1,
+             "MaskTensor": (np.arange(60).reshape(2, 2, 3, 5) % 4 != 1).astype(np.int32)}),
+        Sample("stacked_query_key_value", _mha(stacked_query_key_value_tensor=_t(2, 3, 2, 3, 2), bias_tensor=_t(12),
+                                               output_tensor=_t(2, 3, 4), output_present_key_tensor=_t(2, 2, 3, 2),
+                                               head_count=2, scale=0.5),
+               {"StackedQueryKeyValueTensor": ramp(2, 3, 2, 3, 2), "BiasTensor": ramp(12)}),
+        Sample("stacked_query_key", _mha(stacked_query_key_tensor=_t(1, 3, 2, 2, 2), value_tensor=_t(1, 3, 4),
+                                         output_tensor=_t(1, 3, 4), mask_tensor=td("INT32", [1, 1]),
+                                         mask_type="KEY_SEQUENCE_LENGTH", head_count=2, scale=0.5),
+               {"StackedQueryKeyTensor": ramp(1, 3, 2, 2, 2), "ValueTensor": ramp(1, 3, 4) * 3,
+                "MaskTensor": np.array([[2]], np.int32)}),
+        Sample("stacked_key_value_5d_query", _mha(query_tensor=_t(1, 1, 2, 1, 4), stacked_key_value_tensor=_t(2, 3, 2, 2, 2),
+                                                  output_tensor=_t(1, 1, 2, 1, 4), mask_tensor=td("INT32", [2, 2]),
+                                                  mask_type="KEY_SEQUENCE_END_START", head_count=2, scale=0.25),
+               {"QueryTensor": ramp(1, 1, 2, 1, 4), "StackedKeyValueTensor": ramp(2, 3, 2, 2, 2) * 2,
+                "MaskTensor": np.array([[3, 2], [0, 1]], np.int32)}),
+        # Key and value from the past alone (ONNX Runtime's DirectML MultiHeadAttention passes them so).
+        Sample("past_only", _mha(query_tensor=_t(1, 2, 4), past_key_tensor=_t(1, 2, 3, 2),
+                                 past_value_tensor=_t(1, 2, 3, 2), output_tensor=_t(1, 2, 4), head_count=2,
+                                 scale=0.5, output_present_value_tensor=_t(1, 2, 3, 2)),
+               {"QueryTensor": ramp(1, 2, 4), "PastKeyTensor": ramp(1, 2, 3, 2), "PastValueTensor": ramp(1, 2, 3, 2)}),
+    ]
+
+
+SAMPLES = _samples()

@@ -1,0 +1,415 @@
+"""MULTIHEAD_ATTENTION and MULTIHEAD_ATTENTION1, written once over three small op sets (NumPy, ONNX, torch).
+
+The steps are the docs' (``[Add Bias to query/key/value] -> GEMM(Query, Transposed(Key)) * Scale -> [Add
+RelativePositionBias] -> [Add Mask] -> Softmax -> GEMM(SoftmaxResult, Value)``), in float32 (lower.py hands FLOAT16
+in as float32). :func:`attention` reads every size from the descriptor (check() has already held the tensors to
+them), so the three lowerings build the same static graph:
+
+1. Query, key and value as [batch, heads, sequence, headSize]: a QueryTensor [.., B, S, H * D] is split into heads;
+   a stacked tensor [B, S, H, n, D] is sliced on its fourth dimension (0 query, 1 key, 2 value of
+   StackedQueryKeyValueTensor; 0 key, 1 value of StackedKeyValueTensor). BiasTensor [q | k | v] is added to the new
+   query, key and value (not to PastKey / PastValue).
+2. Key and value sequences: PastKeyTensor ++ key (the docs' concatenation), which is also OutputPresentKeyTensor;
+   the same for values. MULTIHEAD_ATTENTION1 with a PastSequenceLengthsTensor writes the new keys into the cache
+   instead (see :func:`_cache`).
+3. Grouped heads (MULTIHEAD_ATTENTION1): query head n reads key/value head n // (QueryHeadCount /
+   KeyValueHeadCount), ONNX Runtime's GroupQueryAttention convention; written as one GEMM per key/value head over
+   its group's queries stacked, so no key or value is copied.
+4. Scores = (Q x K^T) * Scale, + RelativePositionBias, then the mask, then DirectML's softmax (ACTIVATION_SOFTMAX's
+   steps and NaN rules), then x V, heads merged back into [B, S, H * Dv].
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .activation_softmax import softmax, softmax_onnx, softmax_torch
+
+STACK_INDEX = {"StackedQueryKeyTensor": {"q": 0, "k": 1}, "StackedKeyValueTensor": {"k": 0, "v": 1},
+               "StackedQueryKeyValueTensor": {"q": 0, "k": 1, "v": 2}}
+
+
+def _sizes(desc, name):
+    t = desc.tensors().get(name)
+    return None if t is None else list(t.sizes)
+
+
+def geometry(desc) -> dict:
+    """Every size the lowering needs, from the descriptor (names as the docs')."""
+    hq = getattr(desc, "query_head_count", None) or desc.head_count
+    hkv = getattr(desc, "key_value_head_count", None) or desc.head_count
+    given = {n for n, t in desc.tensors().items() if t is not None}
+    q_src = next(n for n in ("QueryTensor", "StackedQueryKeyTensor", "StackedQueryKeyValueTensor") if n in given)
+    q = _sizes(desc, q_src)
+    if q_src == "QueryTensor":
+        batch, seq, head = q[-3], q[-2], q[-1] // hq
+    else:
+        batch, seq, head = q[0], q[1], q[4]
+    k_src = next((n for n in ("KeyTensor", "StackedQueryKeyTensor", "StackedKeyValueTensor",
+                              "StackedQueryKeyValueTensor") if n in given), None)
+    kv_seq = 0 if k_src is None else (_sizes(desc, k_src)[-2] if k_src == "KeyTensor" else _sizes(desc, k_src)[1])
+    v_src = next((n for n in ("ValueTensor", "StackedKeyValueTensor", "StackedQueryKeyValueTensor") if n in given),
+                 None)
+    if v_src == "ValueTensor":
+        value_head = _sizes(desc, v_src)[-1] // hkv
+    elif v_src is not None:
+        value_head = head
+    else:
+        value_head = _sizes(desc, "PastValueTensor")[-1]
+    past = next((_sizes(desc, n)[-2] for n in ("PastKeyTensor", "PastValueTensor") if n in given), 0)
+    present = next((_sizes(desc, n)[-2] for n in ("OutputPresentKeyTensor", "OutputPresentValueTensor")
+                    if n in given), None)
+    return dict(hq=hq, hkv=hkv, batch=batch, seq=seq, head=head, value_head=value_head, kv_seq=kv_seq, past=past,
+                total=past + kv_seq, present=present, q_src=q_src, k_src=k_src, v_src=v_src,
+                lengths="PastSequenceLengthsTensor" in given)
+
+
+# ---------------------------------------------------------------------------------------------------- op sets
+class NumpyOps:
+    """The reference: GEMMs accumulated in float64 and rounded to float32 once, the rest in float32."""
+
+    def __init__(self):
+        self.np = np
+
+    def f(self, v):
+        return np.asarray(v, np.float32)
+
+    def const(self, value, like=None, dtype=None):
+        return np.asarray(value, dtype or np.float32)
+
+    def reshape(self, v, shape):
+        return v.reshape(shape)
+
+    def transpose(self, v, perm):
+        return np.transpose(v, perm)
+
+    def slice(self, v, axis, start, end):
+        return np.take(v, np.arange(start, end), axis=axis)
+
+    def concat(self, vs, axis):
+        return np.concatenate(vs, axis=axis)
+
+    def matmul(self, a, b):
+        return np.matmul(a.astype(np.float64), b.astype(np.float64)).astype(np.float32)
+
+    def add(self, a, b):
+        return (a + b).astype(np.float32)
+
+    def mul(self, a, scalar):
+        return (a * np.float32(scalar)).astype(np.float32)
+
+    def where(self, cond, a, b):
+        return np.where(cond, a, b).astype(np.result_type(a, b))
+
+    def less(self, a, b):
+        return a < b
+
+    def less_equal(self, a, b):
+        return a <= b
+
+    def logical_and(self, a, b):
+        return a & b
+
+    def not_zero(self, v):
+        return v != 0
+
+    def to_int(self, v):
+        return np.trunc(v).astype(np.int64)
+
+    def clip(self, v, low, high):
+        return np.clip(v, low, high)
+
+    def sub_int(self, a, b):
+        return a - b
+
+    def gather(self, v, idx, axis, shape):
+        return np.take_along_axis(v, np.broadcast_to(idx, shape), axis=axis)
+
+    def softmax(self, v):
+        return softmax(v, (-1,))
+
+
+class OnnxOps:
+    """ONNX nodes ONNX Runtime's DirectML provider registers (MatMul, Softmax's steps, Where, GatherElements ...)."""
+
+    def __init__(self, g, like: str):
+        self.g = g
+        self.fdtype = g.dtype(like)
+
+    def f(self, v):
+        return v
+
+    def const(self, value, like=None, dtype=None):
+        return self.g.const(np.asarray(value, dtype or self.fdtype))
+
+    def reshape(self, v, shape):
+        return self.g.node("Reshape", [v, self.g.ints(shape)])
+
+    def transpose(self, v, perm):
+        return self.g.node("Transpose", [v], perm=list(perm))
+
+    def slice(self, v, axis, start, end):
+        return self.g.node("Slice", [v, self.g.ints([start]), self.g.ints([end]), self.g.ints([axis])])
+
+    def concat(self, vs, axis):
+        return vs[0] if len(vs) == 1 else self.g.node("Concat", vs, axis=axis)
+
+    def matmul(self, a, b):
+        return self.g.node("MatMul", [a, b])
+
+    def add(self, a, b):
+        return self.g.node("Add", [a, b])
+
+    def mul(self, a, scalar):
+        return self.g.node("Mul", [a, self.g.const(np.asarray(scalar, self.g.dtype(a)))])
+
+    def where(self, cond, a, b):
+        return self.g.node("Where", [cond, a, b], dtype=self.g.dtype(a))
+
+    def less(self, a, b):
+        return self.g.node("Less", [a, b], dtype=np.bool_)
+
+    def less_equal(self, a, b):
+        return self.g.node("LessOrEqual", [a, b], dtype=np.bool_)
+
+    def logical_and(self, a, b):
+        return self.g.node("And", [a, b], dtype=np.bool_)
+
+    def not_zero(self, v):
+        eq = self.g.node("Equal", [v, self.g.const(np.asarray(0, self.g.dtype(v)))], dtype=np.bool_)
+        return self.g.node("Not", [eq], dtype=np.bool_)
+
+    def to_int(self, v):
+        return self.g.cast(v, np.int64)  # float -> integer casts truncate
+
+    def clip(self, v, low, high):
+        lo = self.g.node("Max", [v, self.g.const(np.asarray(low, np.int64))])
+        return self.g.node("Min", [lo, self.g.const(np.asarray(high, np.int64))])
+
+    def sub_int(self, a, b):
+        return self.g.node("Sub", [a, b])
+
+    def gather(self, v, idx, axis, shape):
+        full = self.g.node("Expand", [idx, self.g.ints(shape)])
+        return self.g.node("GatherElements", [v, full], axis=axis)
+
+    def softmax(self, v):
+        return softmax_onnx(self.g, v, (-1,), log=False)
+
+
+class TorchOps:
+    """torch ops torch-directml registers (matmul through bmm, cat, where, gather, the softmax steps)."""
+
+    def __init__(self, torch, like):
+        self.torch = torch
+        self.dtype = like.dtype
+        self.device = like.device
+
+    def f(self, v):
+        return v
+
+    def const(self, value, like=None, dtype=None):
+        if dtype is not None:
+            return self.torch.as_tensor(np.asarray(value, dtype), device=self.device)
+        return self.torch.as_tensor(np.asarray(value, np.float32), device=self.device).to(self.dtype)
+
+    def reshape(self, v, shape):
+        return v.reshape(shape)
+
+    def transpose(self, v, perm):
+        return v.permute(*perm)
+
+    def slice(self, v, axis, start, end):
+        return v.narrow(axis, start, end - start)
+
+    def concat(self, vs, axis):
+        return vs[0] if len(vs) == 1 else self.torch.cat(vs, dim=axis)
+
+    def matmul(self, a, b):
+        return self.torch.matmul(a, b)
+
+    def add(self, a, b):
+        return a + b
+
+    def mul(self, a, scalar):
+        return a * float(np.float32(scalar))
+
+    def where(self, cond, a, b):
+        return self.torch.where(cond, a, b)
+
+    def less(self, a, b):
+        return a < b
+
+    def less_equal(self, a, b):
+        return a <= b
+
+    def logical_and(self, a, b):
+        return a & b
+
+    def not_zero(self, v):
+        return v != 0
+
+    def to_int(self, v):
+        return v.to(self.torch.int64)  # truncates toward zero
+
+    def clip(self, v, low, high):
+        return self.torch.clamp(v, low, high)
+
+    def sub_int(self, a, b):
+        return a - b
+
+    def gather(self, v, idx, axis, shape):
+        return self.torch.gather(v, axis, idx.expand(*shape))
+
+    def softmax(self, v):
+        return softmax_torch(self.torch, v, (-1,), log=False)
+
+
+# ---------------------------------------------------------------------------------------------------- the steps
+def _heads(ops, v, batch, seq, heads, size):
+    """[.., B, S, H * size] -> [B, H, S, size]."""
+    return ops.transpose(ops.reshape(v, [batch, seq, heads, size]), [0, 2, 1, 3])
+
+
+def _stacked(ops, v, index, batch, seq, heads, size):
+    """Slice ``index`` of a [B, S, H, n, size] stacked tensor -> [B, H, S, size]."""
+    return _heads(ops, ops.slice(v, 3, index, index + 1), batch, seq, heads, size)
+
+
+def _mask_keep(ops, desc, x, geo):
+    """(keep, add): where the scores stay (broadcastable to [B, H, S, T]); add: MaskFilterValue is added (BOOLEAN)
+    rather than set (the length types), as the docs word each type."""
+    kind = desc.mask_type.name
+    mask = x.get("MaskTensor")
+    if kind == "NONE" or mask is None:
+        return None, False
+    b, t = geo["batch"], geo["total"]
+    if kind == "BOOLEAN":
+        return ops.not_zero(ops.reshape(mask, [b, geo["hq"], geo["seq"], t])), True
+    positions = ops.const(np.arange(t, dtype=np.int32).reshape(1, 1, 1, t), dtype=np.int32)
+    if kind == "KEY_SEQUENCE_LENGTH":
+        return ops.less(positions, ops.reshape(mask, [b, 1, 1, 1])), False
+    if kind == "KEY_SEQUENCE_END_START":
+        rows = ops.reshape(mask, [2, b])
+        end = ops.reshape(ops.slice(rows, 0, 0, 1), [b, 1, 1, 1])
+        start = ops.reshape(ops.slice(rows, 0, 1, 2), [b, 1, 1, 1])
+        return ops.logical_and(ops.less_equal(start, positions), ops.less(positions, end)), False
+    # KEY_QUERY_SEQUENCE_LENGTH_START_END: keyLength[b] bounds the keys (the module docstring).
+    lengths = ops.slice(ops.reshape(mask, [3 * b + 2]), 0, 0, b)
+    return ops.less(positions, ops.reshape(lengths, [b, 1, 1, 1])), False
+
+
+def _cache(ops, past, new, lengths, geo, size, length):
+    """MULTIHEAD_ATTENTION1's key/value cache [B, Hkv, ``length``, size]: PastKey (zeros where absent or shorter) with
+    the new entries written at positions lengths[b] .. lengths[b] + keyValueSequenceLength - 1."""
+    b, h, n = geo["batch"], geo["hkv"], geo["kv_seq"]
+    parts = [] if past is None else [ops.slice(past, 2, 0, min(geo["past"], length))]
+    have = min(geo["past"], length) if past is not None else 0
+    if have < length:
+        parts.append(ops.const(np.zeros([b, h, length - have, size], np.float32)))
+    base = ops.concat(parts, 2)
+    if n == 0:
+        return base
+    positions = ops.const(np.arange(length, dtype=np.int64).reshape(1, 1, length, 1), dtype=np.int64)
+    offset = ops.sub_int(positions, lengths)  # [B, 1, length, 1]: the new entry each position takes
+    inside = ops.logical_and(ops.less_equal(ops.const(np.zeros(1, np.int64), dtype=np.int64), offset),
+                             ops.less(offset, ops.const(np.full(1, n, np.int64), dtype=np.int64)))
+    idx = ops.clip(offset, 0, n - 1)
+    shape = [b, h, length, size]
+    picked = ops.gather(new, idx, 2, shape)
+    return ops.where(inside, picked, base)
+
+
+def attention(ops, desc, x) -> dict:
+    """Every output of MULTIHEAD_ATTENTION(1) in ``ops`` (module docstring)."""
+    geo = geometry(desc)
+    b, s, hq, hkv, d, dv = geo["batch"], geo["seq"], geo["hq"], geo["hkv"], geo["head"], geo["value_head"]
+    n, t = geo["kv_seq"], geo["total"]
+    f = ops.f
+
+    # 1. Query, key, value as [B, H, S, D].
+    qs = geo["q_src"]
+    q = (_heads(ops, f(x[qs]), b, s, hq, d) if qs == "QueryTensor"
+         else _stacked(ops, f(x[qs]), STACK_INDEX[qs]["q"], b, s, hq, d))
+    k = v = None
+    if geo["k_src"] == "KeyTensor":
+        k = _heads(ops, f(x["KeyTensor"]), b, n, hkv, d)
+    elif geo["k_src"] is not None:
+        k = _stacked(ops, f(x[geo["k_src"]]), STACK_INDEX[geo["k_src"]]["k"], b, n, hkv, d)
+    if geo["v_src"] == "ValueTensor":
+        v = _heads(ops, f(x["ValueTensor"]), b, n, hkv, dv)
+    elif geo["v_src"] is not None:
+        v = _stacked(ops, f(x[geo["v_src"]]), STACK_INDEX[geo["v_src"]]["v"], b, n, hkv, dv)
+    if x.get("BiasTensor") is not None:
+        bias = ops.reshape(f(x["BiasTensor"]), [hq * d + hkv * d + hkv * dv])
+
+        def part(start, heads, size):
+            return ops.reshape(ops.slice(bias, 0, start, start + heads * size), [1, heads, 1, size])
+
+        q = ops.add(q, part(0, hq, d))
+        if k is not None:
+            k = ops.add(k, part(hq * d, hkv, d))
+        if v is not None:
+            v = ops.add(v, part(hq * d + hkv * d, hkv, dv))
+
+    # 2. The key and value sequences (and the present outputs).
+    past_k, past_v = x.get("PastKeyTensor"), x.get("PastValueTensor")
+    past_k = None if past_k is None else ops.reshape(f(past_k), [b, hkv, geo["past"], d])
+    past_v = None if past_v is None else ops.reshape(f(past_v), [b, hkv, geo["past"], dv])
+    causal = None
+    if geo["lengths"]:
+        lengths = ops.reshape(ops.to_int(f(x["PastSequenceLengthsTensor"])), [b, 1, 1, 1])
+        length = max(t, geo["present"] or 0)
+        cache_k, cache_v = (_cache(ops, past_k, k, lengths, geo, d, length),
+                            _cache(ops, past_v, v, lengths, geo, dv, length))
+        keys, values = ops.slice(cache_k, 2, 0, t), ops.slice(cache_v, 2, 0, t)
+        present_k = None if geo["present"] is None else ops.slice(cache_k, 2, 0, geo["present"])
+        present_v = None if geo["present"] is None else ops.slice(cache_v, 2, 0, geo["present"])
+        # Query i sits at position lengths[b] + (kvSeq - S) + i: it sees the keys up to there (causal, as
+        # GroupQueryAttention), which also hides the cache beyond lengths[b] + kvSeq.
+        key_pos = ops.const(np.arange(t, dtype=np.int64).reshape(1, 1, 1, t), dtype=np.int64)
+        query_pos = ops.const((np.arange(s, dtype=np.int64) + (n - s)).reshape(1, 1, s, 1), dtype=np.int64)
+        causal = ops.less_equal(ops.sub_int(key_pos, query_pos), lengths)
+    else:
+        keys = ops.concat([p for p in (past_k, k) if p is not None], 2)
+        values = ops.concat([p for p in (past_v, v) if p is not None], 2)
+        present_k, present_v = keys, values
+
+    # 3./4. Scores per key/value head over its group of query heads, masks, softmax, x V.
+    g = hq // hkv
+    q_grouped = ops.reshape(q, [b, hkv, g * s, d])
+    scores = ops.mul(ops.matmul(q_grouped, ops.transpose(keys, [0, 1, 3, 2])), desc.scale)
+    scores = ops.reshape(scores, [b, hq, s, t])
+    if x.get("RelativePositionBiasTensor") is not None:
+        scores = ops.add(scores, ops.reshape(f(x["RelativePositionBiasTensor"]), [b, hq, s, t]))
+    filter_value = ops.const(np.float32(desc.mask_filter_value))
+    keep, added = _mask_keep(ops, desc, x, geo)
+    if keep is not None:
+        if added:
+            scores = ops.add(scores, ops.where(keep, ops.const(np.float32(0)), filter_value))
+        else:
+            scores = ops.where(keep, scores, filter_value)
+    if causal is not None:
+        scores = ops.where(causal, scores, filter_value)
+    probs = ops.reshape(ops.softmax(scores), [b, hkv, g * s, t])
+    out = ops.reshape(ops.matmul(probs, values), [b, hq, s, dv])
+    out = ops.transpose(out, [0, 2, 1, 3])
+    result = {"OutputTensor": ops.reshape(out, _sizes(desc, "OutputTensor"))}
+    for name, value in (("OutputPresentKeyTensor", present_k), ("OutputPresentValueTensor", present_v)):
+        if _sizes(desc, name) is not None:
+            result[name] = ops.reshape(value, _sizes(desc, name))
+    return result
+
+
+def reference(desc, x):
+    """NumPy: GEMMs in float64 rounded to float32, softmax in float32 (DirectML's steps)."""
+    return attention(NumpyOps(), desc, x)
+
+
+def to_onnx(desc, g, x):
+    like = next(v for k, v in x.items() if v is not None and k != "MaskTensor")
+    return attention(OnnxOps(g, like), desc, x)
+
+
+def to_torch(desc, torch, x):
+    like = next(v for k, v in x.items() if v is not None and k != "MaskTensor")
+    return attention(TorchOps(torch, like), desc, x)
