@@ -1,4 +1,13 @@
-"""DML_OPERATOR_MAX_POOLING2: shape rules the descriptor file cannot express.
+"""DML_OPERATOR_MAX_POOLING2: MAX_POOLING1 with Dilations.
+
+Semantics (DirectML's vectors; dmlops/ops/_max_pooling.py has the rule): as MAX_POOLING1, window element k of
+dimension i at ``o * Strides[i] - StartPadding[i] + k * Dilations[i]`` (float32_win2x2_s1x1_pad[0, 0][0, 0]_dil2:
+a 2 x 2 window with dilation 2 reads rows and columns two apart; OutputIndicesTensor 2, 3, 4, 3 in its first
+row). NaN and padding never win; OutputIndicesTensor counts the whole input, batch and channel included; ties
+name the first element (the docs); a window that nothing wins names 0 (a decision). INT32 (int32_win2x2) and the
+other integer types compare as integers, the padding being the type's minimum.
+
+Shape rules the descriptor file cannot express:
 
 As MAX_POOLING1 with Dilations: DimensionCount (the length of Strides, WindowSize, StartPadding, EndPadding
 and Dilations) is InputTensor's DimensionCount - 2; Strides, WindowSize and Dilations are at least 1;
@@ -11,10 +20,30 @@ dmlops/ops/_windows.py.
 from __future__ import annotations
 
 from ..errors import Problem
+from . import _max_pooling as mp
 from ._windows import pooling_problems
+from .max_pooling1 import _outputs
 
 
 def check(desc, level) -> list[Problem]:
     """DimensionCount, Strides/WindowSize/Dilations >= 1, the dilated window inside the padded input,
     OutputTensor and OutputIndicesTensor sizes."""
     return pooling_problems(desc, targets=("OutputTensor", "OutputIndicesTensor"))
+
+
+def reference(desc, x):
+    """The dilated window maxima and their whole-tensor flat indices (dmlops.ops._max_pooling)."""
+    return _outputs(desc, *mp.reference_pool(desc, x["InputTensor"])[:2])
+
+
+def to_onnx(desc, g, x):
+    """Gather through the dilated window table, ReduceMax, the first winner's index as a ReduceMin."""
+    return _outputs(desc, *mp.onnx_pool(desc, g, x["InputTensor"], desc.input_tensor.sizes)[:2])
+
+
+def to_torch(desc, torch, x):
+    """index_select through the dilated window table, amax, the first winner's index as a negated amax."""
+    return _outputs(desc, *mp.torch_pool(desc, torch, x["InputTensor"])[:2])
+
+
+SAMPLES = mp.index_samples("MaxPooling2")
