@@ -1,11 +1,15 @@
 """``dmlops.compile`` / ``dmlops.run``: validate once, lower once, run many times.
 
 Compiling an equal descriptor or graph again (same backend, device and feature level) returns the
-cached CompiledOperator, so its ONNX Runtime session or torch function is reused.
+cached CompiledOperator, so its ONNX Runtime session or torch function is reused. The cache is bounded:
+it keeps the ``cache_size()`` most recently used compiled operators (256 unless ``set_cache_size`` says
+otherwise) and forgets the least recently used one beyond that; a forgotten operator that the caller still
+holds keeps working, and compiling it again builds it anew.
 """
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from typing import Mapping
 
 import numpy as np
@@ -17,8 +21,10 @@ from .errors import DmlOpsError
 from .graph import GraphDesc
 from .types import FeatureLevel
 
-_CACHE: dict = {}
+DEFAULT_CACHE_SIZE = 256
+_CACHE: OrderedDict = OrderedDict()  # key -> CompiledOperator, least recently used first
 _CACHE_LOCK = threading.Lock()
+_CACHE_SIZE = [DEFAULT_CACHE_SIZE]
 
 
 class Outputs(dict):
@@ -207,6 +213,8 @@ def compile(target, backend: str = "onnxruntime", device: str | None = None, fea
     try:
         with _CACHE_LOCK:
             cached = _CACHE.get(key)
+            if cached is not None:
+                _CACHE.move_to_end(key)
     except TypeError:  # unhashable target: not a descriptor, reported below
         cached = None
     if cached is not None:
@@ -234,7 +242,16 @@ def compile(target, backend: str = "onnxruntime", device: str | None = None, fea
             raise DmlOpsError(f"{label}.{name}: {problem}")
     compiled = _build(target, graph, backend, device, level, debug)
     with _CACHE_LOCK:
-        return _CACHE.setdefault(key, compiled)
+        compiled = _CACHE.setdefault(key, compiled)
+        _CACHE.move_to_end(key)
+        _evict()
+        return compiled
+
+
+def _evict() -> None:
+    """Drop least recently used entries beyond the cache size (the caller holds _CACHE_LOCK)."""
+    while len(_CACHE) > _CACHE_SIZE[0]:
+        _CACHE.popitem(last=False)
 
 
 def _nested(desc) -> list:
@@ -296,4 +313,26 @@ def clear_cache() -> None:
         _CACHE.clear()
 
 
-__all__ = ["compile", "run", "clear_cache", "CompiledOperator", "Outputs"]
+def cache_size() -> int:
+    """How many compiled operators the cache keeps (``DEFAULT_CACHE_SIZE`` = 256 unless set)."""
+    return _CACHE_SIZE[0]
+
+
+def set_cache_size(size: int) -> None:
+    """Keep at most ``size`` compiled operators (0 turns caching off); entries beyond it are forgotten at once,
+    least recently used first."""
+    if isinstance(size, bool) or not isinstance(size, int) or size < 0:
+        raise DmlOpsError(f"set_cache_size: expected a whole number >= 0; got {size!r}.")
+    with _CACHE_LOCK:
+        _CACHE_SIZE[0] = size
+        _evict()
+
+
+def cached_count() -> int:
+    """How many compiled operators the cache holds now."""
+    with _CACHE_LOCK:
+        return len(_CACHE)
+
+
+__all__ = ["compile", "run", "clear_cache", "cache_size", "set_cache_size", "cached_count", "CompiledOperator",
+           "Outputs", "DEFAULT_CACHE_SIZE"]

@@ -1,0 +1,74 @@
+"""The compile cache is bounded (least recently used first out) and ONNX Runtime sessions share threads.
+
+Counts, not times: thousands of distinct compiled descriptors must leave the cache at its size and the process's
+thread count where it was, give or take ONNX Runtime's shared pools.
+"""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+import dmlops
+from dmlops import compiled
+from dmlops.types import ScaleBias, TensorDesc
+
+
+def identity(k: int):
+    t = TensorDesc("FLOAT32", [4])
+    return dmlops.ElementWiseIdentity(input_tensor=t, output_tensor=t, scale_bias=ScaleBias(1.0, float(k)))
+
+
+@pytest.fixture
+def small_cache():
+    compiled.clear_cache()
+    yield
+    compiled.set_cache_size(compiled.DEFAULT_CACHE_SIZE)
+    compiled.clear_cache()
+
+
+def test_the_cache_keeps_the_most_recently_used(small_cache):
+    compiled.set_cache_size(3)
+    ops = [dmlops.compile(identity(k), "reference") for k in range(3)]
+    assert dmlops.compile(identity(0), "reference") is ops[0]  # 0 is now the most recently used
+    dmlops.compile(identity(3), "reference")  # evicts 1, the least recently used
+    assert compiled.cached_count() == 3
+    assert dmlops.compile(identity(0), "reference") is ops[0]
+    assert dmlops.compile(identity(2), "reference") is ops[2]
+    assert dmlops.compile(identity(1), "reference") is not ops[1]  # rebuilt
+    x = np.arange(4, dtype=np.float32)
+    assert ops[1](input_tensor=x)["OutputTensor"].tolist() == (x + 1).tolist()  # a forgotten operator still runs
+
+
+def test_set_cache_size_shrinks_at_once_and_refuses_nonsense(small_cache):
+    for k in range(5):
+        dmlops.compile(identity(k), "reference")
+    assert compiled.cached_count() == 5
+    compiled.set_cache_size(2)
+    assert compiled.cached_count() == 2 and compiled.cache_size() == 2
+    compiled.set_cache_size(0)
+    assert compiled.cached_count() == 0
+    assert dmlops.compile(identity(7), "reference") is not dmlops.compile(identity(7), "reference")
+    for bad in (-1, 2.5, True, "3"):
+        with pytest.raises(dmlops.DmlOpsError, match=r"^set_cache_size: expected a whole number >= 0; got "):
+            compiled.set_cache_size(bad)
+
+
+def _threads() -> int:
+    return len(os.listdir("/proc/self/task"))
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="counts threads through Linux's /proc")
+def test_thousands_of_onnxruntime_sessions_stay_bounded_in_threads_and_entries(small_cache):
+    compiled.set_cache_size(64)
+    x = np.ones(4, np.float32)
+    dmlops.compile(identity(-1), "onnxruntime")(input_tensor=x)  # the shared pools exist from here on
+    before = _threads()
+    for k in range(2000):
+        out = dmlops.compile(identity(k), "onnxruntime")(input_tensor=x)
+        if k % 500 == 0:
+            assert out["OutputTensor"].tolist() == [1.0 + k] * 4
+            assert _threads() <= before + 2
+    assert compiled.cached_count() == 64
+    assert _threads() <= before + 2  # one pool per session would be 2,000 threads
