@@ -1,0 +1,621 @@
+"""Region-of-interest sampling shared by ROI_POOLING, ROI_ALIGN, ROI_ALIGN1 and ROI_ALIGN_GRAD.
+
+The regions are a runtime input, so no table can be built on the host: every backend computes the sampling in its
+own graph from the ROI values, with one algorithm written once against a small array interface (``_Np``, ``_Onnx``,
+``_Torch``: the same float32 operations in the same order on NumPy, ONNX Runtime and torch). All index arithmetic is
+float32 (exact for the integers involved, below 2**24) and becomes int64 only to gather.
+
+ROI align (per axis, DirectML's pseudo-code on the ROI_ALIGN1 page; x and y alike)::
+
+    p1, p2 = ROI[x1], ROI[x2] * SpatialScaleX          size = p2 - p1
+    n      = clamp(ceil(size / OutputSize), MinimumSamplesPerOutput, MaximumSamplesPerOutput)
+    step   = size / (OutputSize * n)                   (AlignRegionsToCorners: size / (OutputSize * n - 1))
+    sample j (0 <= j < n) of output o reads  ((o * n + j) - OutputPixelOffset) * step + p1 - InputPixelOffset
+
+The number of samples is data-dependent, so each axis enumerates a static number of slots K and masks the slots
+j >= n. K = MaximumSamplesPerOutput when that is small; otherwise K = max(Min, InputSize + 5) slots placed from the
+first sample that can be inside the input (``window``): at most InputSize + 2 samples of one output lie inside
+[-1, InputSize] (the spacing is above 1/2 unless n is clamped to the minimum), and the samples left out are all
+outside, so they count as OutOfBoundsInputValue without being read.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import DmlOpsError
+
+F32 = np.float32
+# Gathered elements (ROIs x channels x outputs x sample slots x corners) above which the in-graph sampling is refused.
+MAX_ELEMENTS = 1 << 27
+
+
+# ------------------------------------------------------------------------------------------ array interfaces
+class _Np:
+    """NumPy, float32 throughout."""
+
+    def f(self, v):
+        return np.asarray(v, F32)
+
+    def add(self, a, b):
+        return np.add(a, b, dtype=F32)
+
+    def sub(self, a, b):
+        return np.subtract(a, b, dtype=F32)
+
+    def mul(self, a, b):
+        return np.multiply(a, b, dtype=F32)
+
+    def div(self, a, b):
+        with np.errstate(all="ignore"):
+            return np.divide(a, b, dtype=F32)
+
+    def maximum(self, a, b):
+        return np.maximum(a, b)
+
+    def minimum(self, a, b):
+        return np.minimum(a, b)
+
+    def floor(self, a):
+        return np.floor(a)
+
+    def ceil(self, a):
+        return np.ceil(a)
+
+    def rint(self, a):
+        return np.rint(a)  # half to even
+
+    def lt(self, a, b):
+        return np.less(a, b)
+
+    def le(self, a, b):
+        return np.less_equal(a, b)
+
+    def eq(self, a, b):
+        return np.equal(a, b)
+
+    def land(self, a, b):
+        return np.logical_and(a, b)
+
+    def lor(self, a, b):
+        return np.logical_or(a, b)
+
+    def lnot(self, a):
+        return np.logical_not(a)
+
+    def where(self, c, a, b):
+        return np.where(c, a, b).astype(F32)
+
+    def boolf(self, c):
+        return np.asarray(c, F32)
+
+    def index(self, a):
+        return np.asarray(a).astype(np.int64)
+
+    def reshape(self, a, shape):
+        return np.reshape(a, shape)
+
+    def expand(self, a, shape):
+        return np.broadcast_to(a, shape)
+
+    def take_rows(self, x, idx):
+        return np.asarray(x)[idx]
+
+    def take_last(self, x, idx):
+        return np.take_along_axis(x, np.broadcast_to(idx, x.shape[:-1] + idx.shape[-1:]), axis=-1)
+
+    def slot(self, a, k):
+        return a[..., k]
+
+    def reduce_max(self, a, axis):
+        return np.max(a, axis=axis)
+
+    def matmul(self, a, b):
+        return np.matmul(a, b, dtype=F32)
+
+
+class _Onnx:
+    """ONNX nodes the DirectML provider registers (float32 arithmetic, Gather/GatherElements, MatMul)."""
+
+    def __init__(self, g):
+        from . import _elementwise as ew
+
+        self.g, self.ew = g, ew
+
+    def f(self, v):
+        return self.g.const(np.asarray(v, F32))
+
+    def _n(self, op, *a, dtype=None, **kw):
+        return self.g.node(op, list(a), dtype=dtype, **kw)
+
+    def add(self, a, b):
+        return self._n("Add", a, b)
+
+    def sub(self, a, b):
+        return self._n("Sub", a, b)
+
+    def mul(self, a, b):
+        return self._n("Mul", a, b)
+
+    def div(self, a, b):
+        return self._n("Div", a, b)
+
+    def maximum(self, a, b):
+        return self._n("Max", a, b)
+
+    def minimum(self, a, b):
+        return self._n("Min", a, b)
+
+    def floor(self, a):
+        return self._n("Floor", a)
+
+    def ceil(self, a):
+        return self._n("Ceil", a)
+
+    def rint(self, a):
+        return self._n("Round", a)  # half to even
+
+    def lt(self, a, b):
+        return self._n("Less", a, b, dtype=np.bool_)
+
+    def le(self, a, b):
+        return self._n("LessOrEqual", a, b, dtype=np.bool_)
+
+    def eq(self, a, b):
+        return self._n("Equal", a, b, dtype=np.bool_)
+
+    def land(self, a, b):
+        return self._n("And", a, b, dtype=np.bool_)
+
+    def lor(self, a, b):
+        return self._n("Or", a, b, dtype=np.bool_)
+
+    def lnot(self, a):
+        return self._n("Not", a, dtype=np.bool_)
+
+    def where(self, c, a, b):
+        return self.ew.onnx_where(self.g, c, a, b)
+
+    def boolf(self, c):
+        return self.g.cast(c, F32)
+
+    def index(self, a):
+        return self.g.cast(a, np.int64)
+
+    def reshape(self, a, shape):
+        return self._n("Reshape", a, self.g.ints(shape))
+
+    def expand(self, a, shape):
+        return self._n("Expand", a, self.g.ints(shape))
+
+    def take_rows(self, x, idx):
+        return self._n("Gather", x, idx, axis=0)
+
+    def slot(self, a, k):
+        return self._n("Gather", a, self.g.const(np.asarray(k, np.int64)), axis=-1)
+
+    def reduce_max(self, a, axis):
+        return self._n("ReduceMax", a, self.g.ints([axis]), keepdims=0)
+
+    def matmul(self, a, b):
+        return self._n("MatMul", a, b)
+
+
+class _Torch:
+    """torch ops torch-directml registers, float32, at most 5 dimensions."""
+
+    def __init__(self, torch, device):
+        self.t, self.device = torch, device
+
+    def f(self, v):
+        return self.t.as_tensor(np.asarray(v, F32), device=self.device)
+
+    def add(self, a, b):
+        return a + b
+
+    def sub(self, a, b):
+        return a - b
+
+    def mul(self, a, b):
+        return a * b
+
+    def div(self, a, b):
+        return a / b
+
+    def maximum(self, a, b):
+        return self.t.maximum(a, b)
+
+    def minimum(self, a, b):
+        return self.t.minimum(a, b)
+
+    def floor(self, a):
+        return self.t.floor(a)
+
+    def ceil(self, a):
+        return self.t.ceil(a)
+
+    def rint(self, a):
+        return self.t.round(a)  # half to even
+
+    def lt(self, a, b):
+        return a < b
+
+    def le(self, a, b):
+        return a <= b
+
+    def eq(self, a, b):
+        return a == b
+
+    def land(self, a, b):
+        return self.t.logical_and(a, b)
+
+    def lor(self, a, b):
+        return self.t.logical_or(a, b)
+
+    def lnot(self, a):
+        return self.t.logical_not(a)
+
+    def where(self, c, a, b):
+        return self.t.where(c, a, b)
+
+    def boolf(self, c):
+        return c.to(self.t.float32)
+
+    def index(self, a):
+        return a.to(self.t.int64)
+
+    def reshape(self, a, shape):
+        return a.reshape(shape)
+
+    def expand(self, a, shape):
+        return a.expand(*shape)
+
+    def take_rows(self, x, idx):
+        return x.index_select(0, idx)
+
+    def take_last(self, x, idx):
+        return self.t.gather(x, x.dim() - 1, idx.expand(*x.shape[:-1], idx.shape[-1]))
+
+    def slot(self, a, k):
+        return a[..., k]
+
+    def reduce_max(self, a, axis):
+        return self.t.amax(a, dim=axis)
+
+    def matmul(self, a, b):
+        return self.t.matmul(a, b)
+
+
+def backend(kind, *args):
+    """The array interface for ``"reference"`` (), ``"onnx"`` (g) or ``"torch"`` (torch, device)."""
+    return {"reference": _Np, "onnx": _Onnx, "torch": _Torch}[kind](*args)
+
+
+def take_last(A, x, idx, x_shape, idx_len):
+    """x [R, C, M] gathered along the last axis by idx [R, 1, P] (the same positions for every channel)."""
+    if isinstance(A, _Onnx):
+        full = A.g.node("Expand", [idx, A.g.ints(list(x_shape[:-1]) + [idx_len])])
+        return A.g.node("GatherElements", [x, full], axis=2)
+    return A.take_last(x, idx)
+
+
+# ------------------------------------------------------------------------------------------------ ROI align
+def align_settings(desc) -> dict:
+    """Offsets of ROI_ALIGN (fixed: the pixel centres) or ROI_ALIGN1 / ROI_ALIGN_GRAD (fields)."""
+    return {"ipo": float(F32(getattr(desc, "input_pixel_offset", 0.5))),
+            "opo": float(F32(getattr(desc, "output_pixel_offset", -0.5))),
+            "corners": bool(getattr(desc, "align_regions_to_corners", False)),
+            "linear": desc.interpolation_mode.name == "LINEAR",
+            "max": desc.reduction_function.name == "MAX",
+            "low": int(desc.minimum_samples_per_output), "high": int(desc.maximum_samples_per_output),
+            "oob": float(F32(desc.out_of_bounds_input_value)),
+            "sx": float(F32(desc.spatial_scale_x)), "sy": float(F32(desc.spatial_scale_y))}
+
+
+def slots(settings, size: int) -> tuple[int, bool]:
+    """(K, windowed): the static sample slots of one axis over an input extent ``size`` (module docstring)."""
+    low, high = settings["low"], settings["high"]
+    k = min(high, max(low, size + 5))
+    return k, k < high
+
+
+def align_plan(desc, x_sizes, out_hw, num_rois):
+    """Static sizes: (B, C, H, W, OH, OW, Ky, Kx, windowed y, windowed x), refused when too large to gather."""
+    s = align_settings(desc)
+    b, c, h, w = x_sizes
+    oh, ow = out_hw
+    ky, wy = slots(s, h)
+    kx, wx = slots(s, w)
+    total = num_rois * c * oh * ow * ky * kx * (4 if s["linear"] else 1)
+    if total > MAX_ELEMENTS:
+        raise DmlOpsError(
+            f"{desc.OPERATOR_TYPE}: the sampling is built in the graph from the runtime ROITensor and gathers "
+            f"{total} elements ({num_rois} ROIs x {c} channels x {oh * ow} outputs x {ky} x {kx} sample slots"
+            f"{' x 4 corners' if s['linear'] else ''}); dmlops allows {MAX_ELEMENTS}. The slots per axis are "
+            f"min(MaximumSamplesPerOutput, max(MinimumSamplesPerOutput, InputSize + 5)): a smaller "
+            f"MaximumSamplesPerOutput ({s['high']}) bounds them.")
+    return s, (b, c, h, w, oh, ow, ky, kx, wy, wx)
+
+
+def _axis(A, s, rois, i, scale, out: int, size: int, k: int, windowed: bool, r: int):
+    """Per-axis sampling, arrays [R, out, K]: dict(lo, hi, lerp, inside, valid, n)."""
+    p1 = A.mul(A.reshape(A.slot(rois, i), [r, 1, 1]), A.f(scale))
+    p2 = A.mul(A.reshape(A.slot(rois, i + 2), [r, 1, 1]), A.f(scale))
+    extent = A.sub(p2, p1)
+    n = A.minimum(A.maximum(A.ceil(A.div(extent, A.f(out))), A.f(s["low"])), A.f(float(s["high"])))
+    total = A.mul(n, A.f(out))
+    if s["corners"]:
+        more = A.lt(A.f(1), total)
+        step = A.where(more, A.div(extent, A.where(more, A.sub(total, A.f(1)), A.f(1))), A.f(0))
+        opo = 0.0
+    else:
+        step = A.div(extent, total)
+        opo = s["opo"]
+    o = A.f(np.arange(out, dtype=F32).reshape(1, out, 1))
+    first = A.mul(o, n)
+    j = A.f(np.arange(k, dtype=F32).reshape(1, 1, k))
+    if windowed:
+        # the first sample of output o that can lie inside [-1, size] (one slot of margin for rounding)
+        c0 = A.sub(A.add(A.mul(A.sub(first, A.f(opo)), step), p1), A.f(s["ipo"]))
+        rising = A.lt(A.f(0), step)
+        falling = A.lt(step, A.f(0))
+        safe = A.where(A.lor(rising, falling), step, A.f(1))
+        t = A.div(A.sub(A.where(rising, A.f(-1.0), A.f(float(size))), c0), safe)
+        t = A.where(A.lor(rising, falling), t, A.f(0))
+        j0 = A.maximum(A.sub(A.floor(t), A.f(1)), A.f(0))
+        j0 = A.where(A.lt(j0, n), j0, A.f(0))  # NaN and beyond-the-samples starts
+        j = A.add(j0, j)
+    valid = A.lt(j, n)
+    c = A.sub(A.add(A.mul(A.sub(A.add(first, j), A.f(opo)), step), p1), A.f(s["ipo"]))
+    last = A.f(float(size - 1))
+    if s["linear"]:
+        inside = A.land(A.le(A.f(-1.0), c), A.le(c, A.f(float(size))))
+        cc = A.maximum(c, A.f(0))
+        lo = A.floor(cc)
+        edge = A.le(last, lo)
+        lo = A.where(edge, last, lo)
+        hi = A.where(edge, last, A.add(lo, A.f(1)))
+        lerp = A.where(edge, A.f(0), A.sub(cc, lo))
+    else:
+        lo = A.rint(c)
+        inside = A.land(A.le(A.f(0), lo), A.le(lo, last))
+        hi, lerp = lo, None
+    ok = A.land(inside, valid)
+    lo = A.where(ok, lo, A.f(0))
+    hi = A.where(ok, hi, A.f(0))
+    if lerp is not None:
+        lerp = A.where(ok, lerp, A.f(0))
+    full = [r, out, k]
+    return {"lo": A.expand(lo, full), "hi": A.expand(hi, full), "lerp": None if lerp is None else A.expand(lerp, full),
+            "inside": A.expand(inside, full), "valid": A.expand(valid, full), "n": n}
+
+
+def _grid(A, y, x, plan, r):
+    """y arrays [R, OH, Ky] and x arrays [R, OW, Kx] combined into [R, OH, OW, Kx, Ky] (x outer, y inner: the
+    docs' loop order), then flattened to [R, 1, Q * S] (Q outputs, S = Kx * Ky slots)."""
+    b, c, h, w, oh, ow, ky, kx, _, _ = plan
+    shape = [r, oh, ow, kx, ky]
+
+    def yy(v):
+        return A.reshape(v, [r, oh, 1, 1, ky])
+
+    def xx(v):
+        return A.reshape(v, [r, 1, ow, kx, 1])
+
+    def flat(v):
+        return A.reshape(A.expand(v, shape), [r, 1, oh * ow * kx * ky])
+
+    return yy, xx, flat, shape
+
+
+def align_samples(A, s, plan, rois, r):
+    """Per-axis sampling of every ROI and the 2-D masks and corner indices, flattened to [R, 1, P]."""
+    b, c, h, w, oh, ow, ky, kx, wy, wx = plan
+    rois = A.reshape(rois, [r, 4])
+    y = _axis(A, s, rois, 1, s["sy"], oh, h, ky, wy, r)
+    x = _axis(A, s, rois, 0, s["sx"], ow, w, kx, wx, r)
+    yy, xx, flat, shape = _grid(A, y, x, plan, r)
+    inside = flat(A.land(yy(y["inside"]), xx(x["inside"])))
+    valid = flat(A.land(yy(y["valid"]), xx(x["valid"])))
+    W = A.f(float(w))
+    corners = {}
+    for name, (ya, xa) in {"00": ("lo", "lo"), "10": ("hi", "lo"), "01": ("lo", "hi"), "11": ("hi", "hi")}.items():
+        if not s["linear"] and name != "00":
+            continue
+        corners[name] = A.index(flat(A.add(A.mul(yy(y[ya]), W), xx(x[xa]))))
+    out = {"inside": inside, "valid": valid, "corners": corners, "ny": y["n"], "nx": x["n"],
+           "windowed": wy or wx, "yvalid": y["valid"], "xvalid": x["valid"]}
+    if s["linear"]:
+        out["ly"] = flat(yy(y["lerp"]))
+        out["lx"] = flat(xx(x["lerp"]))
+    return out
+
+
+def _valid_count(A, y_valid, x_valid, r, oh, ow, ky, kx):
+    """Valid enumerated samples per output: [R, OH, OW] = (sum of y slots) * (sum of x slots)."""
+    yc = None
+    for k in range(ky):
+        v = A.slot(A.boolf(y_valid), k)
+        yc = v if yc is None else A.add(yc, v)
+    xc = None
+    for k in range(kx):
+        v = A.slot(A.boolf(x_valid), k)
+        xc = v if xc is None else A.add(xc, v)
+    return A.mul(A.reshape(yc, [r, oh, 1]), A.reshape(xc, [r, 1, ow]))
+
+
+def align_values(A, s, plan, x, batch, smp, r):
+    """Every sample's value [R, C, Q, S] (OutOfBoundsInputValue outside the input; slots past n are masked later)."""
+    b, c, h, w, oh, ow, ky, kx, _, _ = plan
+    planes = A.take_rows(A.reshape(x, [b, c, h * w]), batch)  # [R, C, HW]
+    p = oh * ow * kx * ky
+
+    def read(name):
+        return A.reshape(take_last(A, planes, smp["corners"][name], [r, c, h * w], p), [r, c, oh * ow, kx * ky])
+
+    if s["linear"]:
+        ly = A.reshape(smp["ly"], [r, 1, oh * ow, kx * ky])
+        lx = A.reshape(smp["lx"], [r, 1, oh * ow, kx * ky])
+        v00, v10, v01, v11 = read("00"), read("10"), read("01"), read("11")
+        # DirectML's arithmetic, bit for bit on the vectors: lerp each column in y, then across in x
+        left = A.add(v00, A.mul(A.sub(v10, v00), ly))
+        right = A.add(v01, A.mul(A.sub(v11, v01), ly))
+        v = A.add(left, A.mul(A.sub(right, left), lx))
+    else:
+        v = read("00")
+    inside = A.reshape(smp["inside"], [r, 1, oh * ow, kx * ky])
+    return A.where(inside, v, A.f(s["oob"]))
+
+
+def align_forward(A, desc, x, rois, batch, x_sizes, out_hw, r):
+    """OutputTensor [R, C, OH, OW] of ROI_ALIGN / ROI_ALIGN1 (float32)."""
+    s, plan = align_plan(desc, x_sizes, out_hw, r)
+    b, c, h, w, oh, ow, ky, kx, wy, wx = plan
+    smp = align_samples(A, s, plan, rois, r)
+    v = align_values(A, s, plan, x, batch, smp, r)
+    valid = A.reshape(smp["valid"], [r, 1, oh * ow, kx * ky])
+    acc = A.f(-np.inf if s["max"] else 0.0)
+    for k in range(kx * ky):  # one sample at a time, in the docs' loop order
+        value, ok = A.slot(v, k), A.slot(valid, k)
+        if s["max"]:
+            acc = A.maximum(acc, A.where(ok, value, A.f(-np.inf)))
+        else:
+            acc = A.add(acc, A.where(ok, value, A.f(0.0)))
+    n = A.reshape(A.mul(smp["ny"], smp["nx"]), [r, 1, 1, 1])  # samples per output of each ROI
+    acc = A.reshape(acc, [r, c, oh, ow])
+    if smp["windowed"]:
+        # samples a window left out lie outside the input: OutOfBoundsInputValue each
+        ys = _valid_count(A, smp["yvalid"], smp["xvalid"], r, oh, ow, ky, kx)
+        missing = A.sub(n, A.reshape(ys, [r, 1, oh, ow]))
+        some = A.lt(A.f(0), missing)
+        if s["max"]:
+            acc = A.where(some, A.maximum(acc, A.f(s["oob"])), acc)
+        else:
+            acc = A.add(acc, A.where(some, A.mul(missing, A.f(s["oob"])), A.f(0.0)))
+    if s["max"]:
+        return acc
+    return A.div(acc, n)
+
+
+def align_input_gradient(A, desc, x, rois, batch, grad, x_sizes, out_hw, r):
+    """OutputGradientTensor [B, C, H, W] of ROI_ALIGN_GRAD: each output's gradient sent back through the samples
+    the forward read (AVERAGE: 1 / n each; MAX: the first sample holding the maximum), split over the bilinear
+    corners, summed per input element (a one-hot MatMul per ROI, then one per batch)."""
+    s, plan = align_plan(desc, x_sizes, out_hw, r)
+    b, c, h, w, oh, ow, ky, kx, wy, wx = plan
+    q, sl = oh * ow, kx * ky
+    smp = align_samples(A, s, plan, rois, r)
+    valid = A.reshape(smp["valid"], [r, 1, q, sl])
+    inside = A.reshape(smp["inside"], [r, 1, q, sl])
+    use = A.boolf(A.land(valid, inside))  # [R, 1, Q, S]
+    g = A.reshape(grad, [r, c, q, 1])
+    if s["max"]:
+        v = align_values(A, s, plan, x, batch, smp, r)
+        best = A.f(-np.inf)
+        for k in range(sl):
+            best = A.maximum(best, A.where(A.slot(valid, k), A.slot(v, k), A.f(-np.inf)))
+        taken = A.f(np.zeros((1, 1, 1), F32))
+        picks = []
+        for k in range(sl):
+            hit = A.mul(A.boolf(A.land(A.slot(valid, k), A.eq(A.slot(v, k), best))), A.sub(A.f(1), taken))
+            picks.append(A.reshape(hit, [r, c, q, 1]))
+            taken = A.maximum(taken, hit)
+        pick = picks[0]
+        for p_ in picks[1:]:
+            pick = _concat_last(A, pick, p_)
+        coef = A.mul(A.mul(g, pick), use)  # [R, C, Q, S]
+    else:
+        n = A.reshape(A.mul(smp["ny"], smp["nx"]), [r, 1, 1, 1])
+        coef = A.mul(A.div(g, n), use)
+    if s["linear"]:
+        ly = A.reshape(smp["ly"], [r, 1, q, sl])
+        lx = A.reshape(smp["lx"], [r, 1, q, sl])
+        one = A.f(1)
+        weights = {"00": A.mul(A.sub(one, ly), A.sub(one, lx)), "10": A.mul(ly, A.sub(one, lx)),
+                   "01": A.mul(A.sub(one, ly), lx), "11": A.mul(ly, lx)}
+    else:
+        weights = {"00": None}
+    hw = A.f(np.arange(h * w, dtype=F32).reshape(1, 1, h * w))
+    total = None
+    for name, wgt in weights.items():
+        contrib = coef if wgt is None else A.mul(coef, wgt)  # [R, C, Q, S]
+        contrib = A.reshape(contrib, [r, c, q * sl])
+        idx = A.reshape(_as_float(A, smp["corners"][name]), [r, q * sl, 1])
+        onehot = A.boolf(A.eq(idx, hw))  # [R, P, HW]
+        part = A.matmul(contrib, onehot)  # [R, C, HW]
+        total = part if total is None else A.add(total, part)
+    rows = A.boolf(A.eq(A.reshape(_as_float(A, batch), [1, r]),
+                        A.f(np.arange(b, dtype=F32).reshape(b, 1))))  # [B, R]
+    out = A.matmul(rows, A.reshape(total, [r, c * h * w]))
+    return A.reshape(out, [b, c, h, w])
+
+
+def _as_float(A, v):
+    if isinstance(A, _Onnx):
+        return A.g.cast(v, F32)
+    if isinstance(A, _Torch):
+        return v.to(A.t.float32)
+    return np.asarray(v, F32)
+
+
+def _concat_last(A, a, b):
+    if isinstance(A, _Onnx):
+        return A.g.node("Concat", [a, b], axis=-1)
+    if isinstance(A, _Torch):
+        return A.t.cat([a, b], dim=-1)
+    return np.concatenate([a, b], axis=-1)
+
+
+# ---------------------------------------------------------------------------------------------- ROI pooling
+def pool_forward(A, desc, x, rois, x_sizes, r):
+    """OutputTensor [R, C, PH, PW] of ROI_POOLING: the max over each bin (bins from the docs' integer formulas with
+    coordinates rounded half to even), 0 for an empty bin; separable: a masked max over W, then over H."""
+    b, c, h, w = x_sizes
+    ph, pw = desc.pooled_size.height, desc.pooled_size.width
+    rois = A.reshape(rois, [r, 5])
+    scale = A.f(float(F32(desc.spatial_scale)))
+
+    def bins(i, pooled, size):
+        p1 = A.reshape(A.rint(A.mul(A.slot(rois, i), scale)), [r, 1, 1])
+        p2 = A.reshape(A.rint(A.mul(A.slot(rois, i + 2), scale)), [r, 1, 1])
+        extent = A.add(A.sub(p2, p1), A.f(1))
+        o = A.f(np.arange(pooled, dtype=F32).reshape(1, pooled, 1))
+        start = A.add(A.floor(A.div(A.mul(o, extent), A.f(pooled))), p1)
+        end = A.add(A.ceil(A.div(A.mul(A.add(o, A.f(1)), extent), A.f(pooled))), p1)
+        start = A.minimum(A.maximum(start, A.f(0)), A.f(size))
+        end = A.minimum(A.maximum(end, A.f(0)), A.f(size))
+        at = A.f(np.arange(size, dtype=F32).reshape(1, 1, size))
+        return A.land(A.le(start, at), A.lt(at, end)), A.lt(start, end)  # [R, P, size], [R, P, 1]
+
+    my, ey = bins(2, ph, h)
+    mx, ex = bins(1, pw, w)
+    batch = A.index(A.slot(rois, 0))
+    planes = A.reshape(A.take_rows(x, batch), [r, c, h, 1, w])
+    ninf = A.f(-np.inf)
+    t = A.reduce_max(A.where(A.reshape(mx, [r, 1, 1, pw, w]), planes, ninf), 4)  # [R, C, H, PW]
+    t = A.reshape(t, [r, c, 1, h, pw])
+    y = A.reduce_max(A.where(A.reshape(my, [r, 1, ph, h, 1]), t, ninf), 3)  # [R, C, PH, PW]
+    filled = A.land(A.reshape(ey, [r, 1, ph, 1]), A.reshape(ex, [r, 1, 1, pw]))
+    return A.where(filled, y, A.f(0.0))
+
+
+# ------------------------------------------------------------------------------------------ backend entry points
+def inputs(kind, x, batch_field: str | None = "BatchIndicesTensor", *args):
+    """(array interface, ROIs as float32, batch indices as int64 or None) for ``kind``."""
+    A = backend(kind, *args)
+    rois, batch = x["ROITensor"], x.get(batch_field) if batch_field else None
+    if kind == "reference":
+        return A, np.asarray(rois, F32), None if batch is None else np.asarray(batch).astype(np.int64).reshape(-1)
+    if kind == "onnx":
+        g = args[0]
+        b = None if batch is None else g.node("Reshape", [g.cast(batch, np.int64), g.ints([-1])])
+        return A, g.cast(rois, F32), b
+    torch = args[0]
+    if batch is not None:
+        from . import _elementwise as ew
+
+        batch = ew.torch_bits(torch, batch)[0].to(torch.int64).reshape(-1)
+    return A, rois.to(torch.float32), batch
+
+
+def num_rois(desc) -> int:
+    return int(desc.roi_tensor.sizes[-2])
