@@ -210,6 +210,10 @@ TOLERANCES: dict[str, Tolerance] = {
     # ---- issue 12, B16 integer linear algebra
     # ---- end B16 integer linear algebra
     # ---- issue 12, B17 attention
+    # No entry: MULTIHEAD_ATTENTION's one vector (gap_factory_tier_6_1_dt_0_rank_default) is a descriptor DirectML
+    # refused, so no DirectML number exists to bound against; MULTIHEAD_ATTENTION1 (6.3) has no vectors. Against
+    # their oracles (tests/test_oracle_attention.py) the float32 softmax / GEMM order differs by at most 2e-5
+    # relative (ONNX node cases, torch SDPA); a bound belongs here once a vector with numbers exists.
     # ---- end B17 attention
 }
 
