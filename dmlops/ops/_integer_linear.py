@@ -189,11 +189,11 @@ def onnx_matmul(g, a: str, za, b: str, zb, k: int) -> str:
     return y
 
 
-def onnx_conv(g, desc, x: str, zx, w: str, zw) -> str:
-    """ConvInteger of (x - zx) and (w - zw) as int32 [N, M, *output spatial]: ``zx`` a 0-d value, ``zw`` {M, 1, ..}
-    (or None). The input is padded with its zero point first (padding reads as 0 after the subtraction); a per-channel
-    filter zero point is applied as zw * ConvInteger(x, ones) (ONNX Runtime's CPU ConvInteger takes per-tensor ones
-    only)."""
+def onnx_conv(g, desc, x: str, zx, w: str, zw, per_channel: bool) -> str:
+    """ConvInteger of (x - zx) and (w - zw) as int32 [N, M, *output spatial]: ``zx`` a 0-d value (or None), ``zw``
+    0-d or, ``per_channel``, {M, 1, ..} (or None). The input is padded with its zero point first (padding reads as 0
+    after the subtraction); a per-channel filter zero point is applied as zw * ConvInteger(x, ones) (ONNX Runtime's
+    CPU ConvInteger takes per-tensor ones only)."""
     dims = len(desc.strides)
     end = conv_end_padding(desc)
     if any(desc.start_padding) or any(end):
@@ -201,8 +201,8 @@ def onnx_conv(g, desc, x: str, zx, w: str, zw) -> str:
         pads = [0, 0] + list(desc.start_padding) + [0, 0] + end
         x = g.node("Pad", [x, g.ints(pads), pad_value], mode="constant")
     kw = dict(strides=list(desc.strides), dilations=list(desc.dilations), group=desc.group_count)
-    y = g.node("ConvInteger", [x, w, zx], dtype=np.int32, **kw)
-    if zw is not None:
+    y = g.node("ConvInteger", [x, w, zx, None if per_channel else zw], dtype=np.int32, **kw)
+    if zw is not None and per_channel:
         ones = g.const(np.ones(desc.filter_tensor.sizes, np.uint8))
         window_sums = g.node("ConvInteger", [x, ones, zx], dtype=np.int32, **kw)
         y = g.node("Sub", [y, g.node("Mul", [g.cast(zw, np.int32), window_sums])])
