@@ -307,7 +307,8 @@ def align_settings(desc) -> dict:
             "linear": desc.interpolation_mode.name == "LINEAR",
             "max": desc.reduction_function.name == "MAX",
             "low": int(desc.minimum_samples_per_output), "high": int(desc.maximum_samples_per_output),
-            "oob": float(F32(desc.out_of_bounds_input_value)),
+            # ROI_ALIGN_GRAD has no OutOfBoundsInputValue: 0, as ONNX reads outside the input (roi_align_grad.py)
+            "oob": float(F32(getattr(desc, "out_of_bounds_input_value", 0.0))),
             "sx": float(F32(desc.spatial_scale_x)), "sy": float(F32(desc.spatial_scale_y))}
 
 
