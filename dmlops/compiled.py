@@ -71,7 +71,8 @@ class CompiledOperator:
         # The per-call fast path: packed NumPy inputs of exactly the declared dtype and shape, packed outputs.
         # Everything else takes the checked path below, which also produces the error messages.
         self._outputs = type("Outputs", (Outputs,), {"_aliases": self._out_aliases, "__slots__": ()})
-        packed = not any(tensors.is_strided(td) for td in self._in_descs + self._out_descs)
+        packed = not any(tensors.is_strided(td) or td.data_type.four_bit_range is not None
+                         for td in self._in_descs + self._out_descs)
         py = {dml: p for p, dml in self._in_aliases.items()}
         self._fast = [(n, py.get(n, n), td.data_type.numpy_dtype, tuple(td.sizes))
                       for n, td in zip(self.input_names, self._in_descs)] if packed and backend != "torch" else None
@@ -125,11 +126,11 @@ class CompiledOperator:
                 feed = {}
                 for name, alias, dtype, shape in self._fast:
                     v = given.get(alias) if inputs is None else given.get(name)
-                    if type(v) is not np.ndarray or v.dtype != dtype or v.shape != shape:
+                    if type(v) is not np.ndarray or v.dtype != dtype or v.shape != shape or not v.flags.c_contiguous:
                         break
                     feed[name] = v
                 else:
-                    return self._outputs(zip(self.output_names, self._runner(feed)))
+                    return self._outputs(zip(self.output_names, _fresh(self._runner(feed), feed.values())))
         values = self._gather(inputs, kwargs)
         if self.backend == "torch":
             if outputs_on_device:
@@ -149,7 +150,7 @@ class CompiledOperator:
                 feed.append(tensors.numpy_input(td, value, self._path(name)))
         if outputs_on_device:
             return self._outputs(zip(self.output_names, self._runner.run_bound(feed)))
-        outs = self._runner(feed)
+        outs = _fresh(self._runner(feed), feed)
         return self._outputs((n, tensors.numpy_output(td, v)) for n, td, v in zip(self.output_names, self._out_descs, outs))
 
     def _check_ortvalue(self, name, td, value):
@@ -167,13 +168,27 @@ class CompiledOperator:
         torch = self._runner.torch
         as_torch = any(isinstance(v, torch.Tensor) for v in values)
         feed = [self._runner.to_device(self._path(n), td, v) for n, td, v in zip(self.input_names, self._in_descs, values)]
-        outs = self._runner(feed)
+        outs = _fresh_torch(self._runner(feed), feed)
         if as_torch:
             result = [v.as_strided(td.sizes, td.strides) if tensors.is_strided(td) else v
                       for td, v in zip(self._out_descs, outs)]
         else:
             result = [tensors.numpy_output(td, v.cpu().numpy()) for td, v in zip(self._out_descs, outs)]
         return self._outputs(zip(self.output_names, result))
+
+
+def _fresh(outs, inputs) -> list:
+    """The outputs, each copied where it may share memory with an input (an identity or same-type CAST can hand its
+    input back): writing an output never changes the caller's input."""
+    arrays = [v for v in inputs if isinstance(v, np.ndarray)]
+    return [v.copy() if isinstance(v, np.ndarray) and any(np.may_share_memory(v, a) for a in arrays) else v
+            for v in outs]
+
+
+def _fresh_torch(outs, inputs) -> list:
+    """As ``_fresh`` for torch tensors: an output whose storage is an input's is cloned."""
+    storages = {t.untyped_storage().data_ptr() for t in inputs if hasattr(t, "untyped_storage")}
+    return [v.clone() if v.untyped_storage().data_ptr() in storages else v for v in outs]
 
 
 def _graph_of(target) -> GraphDesc:

@@ -71,6 +71,9 @@ def numpy_input(td: TensorDesc, value, path: str) -> np.ndarray:
             raise DmlOpsError(f"{path}: expected a NumPy array; got {type(value).__name__}. "
                               f"Use numpy.asarray(value, dtype=numpy.{td.data_type.numpy_dtype.name}).")
         raise DmlOpsError(f"{path}: expected a NumPy array; got {type(value).__name__}.")
+    # Whatever the caller's layout (every other element, negative strides, a broadcast_to view), the input is the
+    # values the array represents: strided reads below index a C-ordered copy, never the caller's memory layout.
+    value = np.ascontiguousarray(value)
     form = check_array(td, value, path)
     if not is_strided(td):
         if form == "buffer":

@@ -158,6 +158,9 @@ class Runner:
             form = tensors.check_array(td, value, name, shape=tuple(value.shape), dtype=td.data_type.numpy_dtype)
             if form == "logical" and tensors.is_strided(td):
                 return torch.from_numpy(tensors.logical_to_buffer(td, value.cpu().numpy(), name)).to(self.device)
+            # as_strided reads a buffer's storage from its start with the declared strides: the buffer must be
+            # a contiguous tensor (a caller's view such as t[::2] would otherwise be read as its base's memory).
+            value = value.contiguous()
             if form == "buffer" and not tensors.is_strided(td):
                 return value[: td.element_count].reshape(td.sizes)
             return value
