@@ -2,7 +2,7 @@
 
 The page's formula, Y = (X1^P + ... + Xn^P) ^ (1/P), has no absolute value; DirectML's answers take |x| (P = 1:
 float32_win3x2_s1x2_pad[1, 0][1, 1] sums magnitudes of windows holding negatives), as ONNX LpPool does; torch's
-lp_pool2d raises x itself to P and clamps a negative sum to 0, and pads symmetrically only. Padding reads 0. The
+lp_pool2d raises x itself to P (P = 1 over -1, -2, -3, -4 gives -10) and pads symmetrically only. Padding reads 0. The
 sum runs in float32, one element after the other in row-major window order; |x| * |x| and sqrt for P = 2 (every
 vector exact; dmlops/ops/_avg_lp_pooling.py has the alternatives that miss), the sum itself for P = 1. No vector
 has P >= 3: there dmlops takes float32 pow(|x|, P) and pow(sum, 1 / P), whose last bit may differ from
