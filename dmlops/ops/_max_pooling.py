@@ -69,14 +69,13 @@ def inverse_table(idx: np.ndarray, plane: int) -> np.ndarray:
     read it, in increasing row order, padded with rows * K (an extra zero); J >= 1."""
     rows, k = idx.shape
     flat = idx.reshape(-1)
-    order = np.argsort(flat, kind="stable")  # stable: increasing row order within one input element
-    counts = np.bincount(flat[flat >= 0], minlength=plane)
-    j = max(1, int(counts.max()) if counts.size else 1)
-    inv = np.full((plane, j), rows * k, np.int64)
-    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
-    sorted_valid = order[flat[order] >= 0]
-    for p in np.nonzero(counts)[0]:
-        inv[p, :counts[p]] = sorted_valid[starts[p]:starts[p] + counts[p]]
+    positions = np.nonzero(flat >= 0)[0]
+    order = positions[np.argsort(flat[positions], kind="stable")]  # stable: increasing row order per element
+    counts = np.bincount(flat[positions], minlength=plane)
+    inv = np.full((plane, max(1, int(counts.max(initial=0)))), rows * k, np.int64)
+    starts = np.cumsum(counts) - counts
+    element = flat[order]
+    inv[element, np.arange(order.size) - starts[element]] = order
     return inv
 
 

@@ -53,11 +53,11 @@ LOWEST = float(np.finfo(np.float32).min)
 EXACT = dict(atol=0, rtol=0, why="a maximum: exact", float16_atol=0, float16_rtol=0)
 
 
-def _desc(data_type, in_sizes, out_sizes, window, strides=None, start=None, end=None):
+def _desc(data_type, in_sizes, out_sizes, window, strides=None, start=None, end=None, in_strides=None):
     from ..descs import MaxPooling
 
     n = len(window)
-    return MaxPooling(input_tensor=td(data_type, in_sizes), output_tensor=td(data_type, out_sizes),
+    return MaxPooling(input_tensor=td(data_type, in_sizes, in_strides), output_tensor=td(data_type, out_sizes),
                       strides=strides or [1] * n, window_size=window, start_padding=start or [0] * n,
                       end_padding=end or [0] * n)
 
@@ -81,6 +81,11 @@ def _samples():
         Sample("volume", _desc("FLOAT32", [1, 1, 2, 2, 2], [1, 1, 1, 1, 2], [2, 2, 2], start=[0, 0, 1]),
                {"InputTensor": (np.arange(8, dtype=f32) - 4).reshape(1, 1, 2, 2, 2)},
                {"OutputTensor": np.array([2, 3], f32).reshape(1, 1, 1, 1, 2)}, **EXACT),
+        # An NHWC buffer (Strides {8, 1, 4, 2}) read logically: channel 0 {{1, 5}, {2, -1}} -> 5, channel 1
+        # {{-3, -4}, {-2, -6}} -> -2, per 2 x 2 window.
+        Sample("nhwc_strides", _desc("FLOAT32", [1, 2, 2, 2], [1, 2, 1, 1], [2, 2], in_strides=[8, 1, 4, 2]),
+               {"InputTensor": np.array([[[[1, 5], [2, -1]], [[-3, -4], [-2, -6]]]], f32)},
+               {"OutputTensor": np.array([5, -2], f32).reshape(1, 2, 1, 1)}, **EXACT),
     ]
 
     def make(t):
