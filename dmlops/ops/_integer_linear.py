@@ -33,6 +33,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _pooling
+from ._quantize import onnx_quantize, reference_quantize, torch_quantize
 
 F32 = np.float32
 _WIDE = ("int16", "uint16", "int32", "uint32")
@@ -129,8 +130,6 @@ def reference_conv(desc, vx: np.ndarray, vw: np.ndarray) -> np.ndarray:
 def reference_requantize(acc: np.ndarray, scale: np.ndarray, out_scale, out_zp, np_dtype) -> np.ndarray:
     """quantize(float32(acc) * scale, out_scale, out_zp): the INT32 result dequantized by the product of the input
     scales (``scale``), then quantized by _quantize (x / scale, half to even, + zero point, saturated)."""
-    from ._quantize import reference_quantize
-
     with np.errstate(all="ignore"):
         real = acc.astype(F32) * scale.astype(F32)
     return reference_quantize(real, out_scale, out_zp, np_dtype)
@@ -217,8 +216,6 @@ def onnx_conv(g, desc, x: str, zx, w: str, zw, per_channel: bool) -> str:
 
 def onnx_requantize(g, acc: str, scale: str, out_scale: str, out_zp, np_dtype) -> str:
     """:func:`reference_requantize` in ONNX ops."""
-    from ._quantize import onnx_quantize
-
     real = g.node("Mul", [g.cast(acc, F32), scale])
     return onnx_quantize(g, real, out_scale, out_zp, np_dtype)
 
@@ -280,6 +277,4 @@ def torch_conv(torch, desc, vx, vw):
 
 def torch_requantize(torch, acc, scale, out_scale, out_zp, torch_dtype):
     """:func:`reference_requantize` in torch ops."""
-    from ._quantize import torch_quantize
-
     return torch_quantize(torch, acc.to(torch.float32) * scale, out_scale, out_zp, torch_dtype)
