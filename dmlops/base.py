@@ -129,7 +129,7 @@ def _coerce(f: _schema.FieldSchema, value, path: str):
         raise DescriptorError(path, f"expected a Size2D; got {type(value).__name__}.")
     if t == "SCALAR_UNION":
         if _is_number(value):
-            return value if not _is_int(value) else int(value)
+            return int(value) if _is_int(value) else as_float(value, path)  # NumPy scalars become Python numbers
         raise DescriptorError(path, f"expected a number; got {value!r}.")
     if f.enum:
         return _enum_class(f.enum).parse(value, path)
@@ -156,8 +156,7 @@ def _sequence(value, path: str, what: str) -> tuple:
 def _scalar(t: str, value, path: str):
     if t == "FLOAT":
         if _is_number(value):
-            value = float(value)
-            return value
+            return as_float(value, path)
         raise DescriptorError(path, f"expected a number; got {value!r}.")
     if not _is_int(value):
         raise DescriptorError(path, f"expected an integer; got {value!r}.")
@@ -166,6 +165,14 @@ def _scalar(t: str, value, path: str):
     if not lo <= value <= hi:
         raise DescriptorError(path, f"{value} is outside the {t} range [{lo}, {hi}].")
     return value
+
+
+def as_float(value, path: str) -> float:
+    """``float(value)``, or a DescriptorError naming ``path`` for an integer too large for any float (10**400)."""
+    try:
+        return float(value)
+    except OverflowError:
+        raise DescriptorError(path, f"an integer of {len(str(abs(int(value))))} digits is too large for a float.") from None
 
 
 def scalar_fits(value, data_type: DataType) -> bool:

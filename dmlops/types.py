@@ -359,6 +359,10 @@ class TensorDesc:
                                      f"the element size ({element_bytes} bytes)."))
         if TensorFlags.OWNED_BY_DML in self.flags and kind != "input":
             out.append(("flags", "DML_TENSOR_FLAG_OWNED_BY_DML can only be used on input tensors."))
+        if kind == "output" and self.strides is not None and len(self.strides) == len(self.sizes) and any(
+                st == 0 and n > 1 for n, st in zip(self.sizes, self.strides)):
+            out.append(("strides", f"Strides {list(self.strides)} broadcast (zero stride); an output's elements "
+                                   "cannot share memory."))
         return out
 
 
@@ -374,7 +378,10 @@ class ScaleBias:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, numbers.Real):
                 raise DescriptorError(name.capitalize(), f"must be a number; got {value!r}.")
-            object.__setattr__(self, name, float(value))
+            try:
+                object.__setattr__(self, name, float(value))
+            except OverflowError:
+                raise DescriptorError(name.capitalize(), f"an integer of {len(str(abs(int(value))))} digits is too large for a float.") from None
 
 
 @dataclass(frozen=True)

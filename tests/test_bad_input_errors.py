@@ -1,0 +1,43 @@
+"""Bad input gives the library's error with a message, never a foreign exception (issue 13, part 4)."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import dmlops
+from dmlops.types import ScaleBias, TensorDesc
+
+T = TensorDesc("FLOAT32", [2])
+
+
+def test_a_float_field_too_large_for_any_float_is_a_descriptor_error():
+    with pytest.raises(dmlops.DescriptorError, match=r"^ELEMENT_WISE_CLIP\.Min: an integer of 401 digits is too "
+                                                     r"large for a float\.$"):
+        dmlops.ElementWiseClip(input_tensor=T, output_tensor=T, min=10**400, max=1.0)
+    with pytest.raises(dmlops.DescriptorError, match=r"^Scale: an integer of 401 digits is too large for a float\.$"):
+        ScaleBias(10**400, 0)
+    doc = {"type": "ELEMENT_WISE_CLIP", "desc": {"InputTensor": {"DataType": "FLOAT32", "Sizes": [2]},
+                                                 "OutputTensor": {"DataType": "FLOAT32", "Sizes": [2]},
+                                                 "Min": -(10**400), "Max": 1}}
+    with pytest.raises(dmlops.DescriptorError, match=r"Min: an integer of 401 digits is too large for a float\.$"):
+        dmlops.from_json(doc)
+
+
+def test_a_numpy_scalar_in_a_descriptor_writes_plain_json_and_reads_back():
+    desc = dmlops.FillValueConstant(output_tensor=TensorDesc("FLOAT16", [2]), value_data_type="FLOAT16",
+                                    value=np.float16(1.5))
+    text = json.dumps(dmlops.to_json(desc))
+    assert '"Value": 1.5' in text
+    assert dmlops.from_json(json.loads(text)) == desc
+
+
+def test_a_zero_stride_output_is_refused_by_the_validator_with_the_compile_message():
+    desc = dmlops.ElementWiseIdentity(input_tensor=T, output_tensor=TensorDesc("FLOAT32", [2], [0]))
+    message = "Strides [0] broadcast (zero stride); an output's elements cannot share memory."
+    assert [str(p) for p in dmlops.problems(desc, "6.4")] == [f"ELEMENT_WISE_IDENTITY.OutputTensor: {message}"]
+    with pytest.raises(dmlops.ValidationError, match=r"ELEMENT_WISE_IDENTITY\.OutputTensor: Strides \[0\] broadcast"):
+        dmlops.compile(desc, "reference")
+    one = dmlops.ElementWiseIdentity(input_tensor=TensorDesc("FLOAT32", [1]), output_tensor=TensorDesc("FLOAT32", [1], [0]))
+    assert dmlops.problems(one, "6.4") == []  # one element shares memory with nothing
