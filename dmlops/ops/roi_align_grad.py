@@ -8,9 +8,10 @@ four corners with the bilinear weights (1 - ly)(1 - lx), ly (1 - lx), (1 - ly) l
 one element add up); a NEAREST sample gives it to the element read. Samples outside the input (which read
 OutOfBoundsInputValue) send nothing back. The struct has no OutOfBoundsInputValue: for MAX, a sample outside the
 input counts as 0 (what ONNX reads there, and what onnxruntime's DirectML provider passes to ROI_ALIGN1) and, when
-it holds the maximum, the gradient goes nowhere (a decision: the docs are silent). Shares are summed per input element and over the regions of one batch.
-This reproduces the docs' example (nearest, one sample per output, four regions of a 4 x 4 input). Summation order
-is the lowering's (a one-hot MatMul per region, then one per batch), so backends agree to float32 rounding.
+it holds the maximum, the gradient goes nowhere (a decision: the docs are silent). Shares are summed per input
+element and over the regions of one batch. This reproduces the docs' example (nearest, one sample per output, four
+regions of a 4 x 4 input). Summation order is the lowering's (a one-hot MatMul per region, then one per batch), so
+backends agree to float32 rounding.
 
 No DirectML vector covers ROI_ALIGN_GRAD: the docs' example and torch autograd of dmlops's torch ROI_ALIGN1
 lowering (tests/test_oracle_roi.py) are the oracles.
