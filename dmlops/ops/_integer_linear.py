@@ -234,11 +234,22 @@ def torch_centered(torch, x, zp, shape):
 
 def _digits(torch, v, wide: bool):
     """(float32 digits, base, largest |digit product|) of int32 ``v``: bytes of v mod 2**32 (``wide``), else
-    v = 16 * h + l for |v| <= 255."""
-    if wide:
-        return [torch.remainder(torch.floor_divide(v, 256**i), 256).to(torch.float32) for i in range(4)], 256, 255 * 255
-    low = torch.remainder(v, 16)
-    return [low.to(torch.float32), torch.floor_divide(v - low, 16).to(torch.float32)], 16, 256
+    v = 16 * h + l for |v| <= 255. Floor divisions by 0-d tensors (torch-directml registers div with a rounding
+    mode, not the Scalar overloads of remainder / floor_divide)."""
+    base = 256 if wide else 16
+
+    def split(t):
+        q = torch.div(t, torch.full((), base, dtype=t.dtype, device=t.device), rounding_mode="floor")
+        return t - q * base, q
+
+    out = []
+    for _ in range(3 if wide else 1):
+        low, v = split(v)
+        out.append(low)
+    if wide:  # the top byte of v mod 2**32: its value modulo 256
+        v = split(v)[0]
+    out.append(v)
+    return [d.to(torch.float32) for d in out], base, (255 * 255 if wide else 256)
 
 
 def torch_matmul(torch, va, vb, wide: bool):
