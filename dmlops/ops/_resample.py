@@ -35,7 +35,9 @@ RESAMPLE3 Antialiased (no vectors: feature level 6.4): the docs stretch the line
 "assuming ... 1/Scales > 2", so dmlops applies it per dimension only where the interpolation is linear and
 1 / Scale > 2 (ONNX Resize's antialias applies to every downscale: the two differ for scales in [0.5, 1)). The
 stretched filter is a triangle of half-width f = 1 / Scale around x, its taps clipped to the tensor and the
-weights normalized to sum 1 (ONNX Runtime's CPU antialias filter), summed in increasing input index.
+weights normalized to sum 1 (torch's antialias, and ONNX Resize with exclude_outside=1; ONNX's default
+exclude_outside=0 reads taps outside the tensor as the edge element instead: which one DirectML does is
+unverified), summed in increasing input index.
 """
 from __future__ import annotations
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import Problem
-from ..sample import Sample, td
+from ..sample import Sample
 from . import _resample as rs
 from ._windows import resample_problems
 

@@ -4,8 +4,10 @@ ONNX / torch oracles decide).
 Without Antialiased it is RESAMPLE2 (the page's remark), lowered by the same engine. Antialiased stretches the
 linear filter by max(1, 1 / Scale) "assuming ... InterpolationMode is LINEAR [and] 1/Scales > 2"; dmlops
 applies it per dimension where both hold: a triangle of half-width 1 / Scale around the source coordinate, its
-taps clipped to the tensor and normalized to sum 1 (ONNX Runtime's CPU antialias filter, which
-tests/test_oracle_resample.py compares), summed in increasing input index. ONNX Resize's antialias also filters
+taps clipped to the tensor and normalized to sum 1 (torch's bilinear antialias and ONNX Resize with
+exclude_outside=1, which tests/test_oracle_resample.py compares; ONNX's default exclude_outside=0 reads taps
+outside the tensor as the edge element instead, and which of the two DirectML does is unverified), summed in
+increasing input index. ONNX Resize's antialias also filters
 scales in [0.5, 1), which this page excludes: there dmlops gives plain linear interpolation. The summation
 order and the normalization's rounding are unverified (no vectors). Engine: dmlops/ops/_resample.py.
 
@@ -22,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import Problem
-from ..sample import Sample, td
+from ..sample import Sample
 from . import _resample as rs
 from ._windows import resample_problems
 
