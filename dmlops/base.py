@@ -110,7 +110,7 @@ def _coerce(f: _schema.FieldSchema, value, path: str):
         return items
     if t == "OPERATOR_DESC":
         if value is None or isinstance(value, OperatorDesc):
-            return value
+            return _flat_nested(value, path)
         raise DescriptorError(path, f"expected an operator descriptor (e.g. dmlops.ActivationRelu()) or None; "
                                     f"got {type(value).__name__}.")
     if t == "OPERATOR_DESC_ARRAY":
@@ -118,6 +118,7 @@ def _coerce(f: _schema.FieldSchema, value, path: str):
         for i, item in enumerate(items):
             if not isinstance(item, OperatorDesc):
                 raise DescriptorError(f"{path}[{i}]", f"expected an operator descriptor; got {type(item).__name__}.")
+            _flat_nested(item, f"{path}[{i}]")
         return items
     if t == "SCALE_BIAS":
         if value is None or isinstance(value, ScaleBias):
@@ -145,6 +146,18 @@ def _coerce(f: _schema.FieldSchema, value, path: str):
         scalar = t[: -len("_ARRAY")]
         return tuple(_scalar(scalar, v, f"{path}[{i}]") for i, v in enumerate(_sequence(value, path, scalar.lower())))
     raise AssertionError(f"unhandled field type {t}")  # the schema's enum of types is closed
+
+
+def _flat_nested(value, path: str):
+    """A nested operator (a fused activation, GRU/LSTM/RNN ActivationDescs) is an activation: DirectML nests one
+    level only, so a nested operator that holds operators itself is refused here (and nesting stays shallow)."""
+    if value is not None:
+        held = [f.name for f in value.schema().user_fields
+                if f.type in ("OPERATOR_DESC", "OPERATOR_DESC_ARRAY") and getattr(value, f.py_name)]
+        if held:
+            raise DescriptorError(path, f"{value.OPERATOR_TYPE} holds operators itself ({', '.join(held)}); a nested "
+                                        "operator must be an activation such as dmlops.ActivationRelu().")
+    return value
 
 
 def _sequence(value, path: str, what: str) -> tuple:

@@ -77,7 +77,10 @@ def _tensor_json(t: TensorDesc) -> dict:
 
 
 def from_json(document, path: str = "$") -> OperatorDesc:
-    """An operator descriptor from a parsed JSON document (see the module docstring for the format)."""
+    """An operator descriptor from a parsed JSON document (see the module docstring for the format), or from
+    its JSON text (a ``str``, as ``loads`` reads it)."""
+    if isinstance(document, str):
+        return loads(document, path)
     if isinstance(document, dict) and "dispatchables" in document:
         return _from_model(document, path)
     if not isinstance(document, dict):
@@ -87,11 +90,20 @@ def from_json(document, path: str = "$") -> OperatorDesc:
 
 def loads(text: str, source: str = "$") -> OperatorDesc:
     """An operator descriptor from a JSON string."""
+    return from_json(_parse(text, source))
+
+
+def _parse(text: str, source: str):
+    """json.loads, every failure a DescriptorError naming ``source`` (malformed text, nesting deeper than Python's
+    recursion allows, integers longer than Python converts)."""
     try:
-        document = json.loads(text)
+        return json.loads(text)
     except json.JSONDecodeError as e:
         raise DescriptorError(source, f"malformed JSON at line {e.lineno}, column {e.colno}: {e.msg}.") from None
-    return from_json(document)
+    except RecursionError:
+        raise DescriptorError(source, "JSON nested too deeply to read (a descriptor nests a few levels).") from None
+    except ValueError:  # an integer literal of more than sys.get_int_max_str_digits() digits
+        raise DescriptorError(source, "a JSON integer is too long to read (thousands of digits).") from None
 
 
 def load(path) -> OperatorDesc:
@@ -103,11 +115,7 @@ def load(path) -> OperatorDesc:
         raise DescriptorError(str(p), f"cannot read the file ({e.strerror}).") from None
     except UnicodeDecodeError:
         raise DescriptorError(str(p), "is not UTF-8 text.") from None
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise DescriptorError(str(p), f"malformed JSON at line {e.lineno}, column {e.colno}: {e.msg}.") from None
-    return from_json(document)
+    return from_json(_parse(text, str(p)))
 
 
 def _from_model(document: dict, path: str) -> OperatorDesc:
@@ -121,7 +129,11 @@ def _from_model(document: dict, path: str) -> OperatorDesc:
         raise DescriptorError(f"{path}.dispatchables",
                               f"expected exactly one DML operator dispatchable; found {len(dml)} ({names}).")
     name, d = next(iter(dml.items()))
-    return _operator(d, f"{path}.dispatchables.{name}", nested=False)
+    return _operator(d, f"{path}.dispatchables.{name}", nested=False, allowed=_DISPATCHABLE_KEYS)
+
+
+# Keys a DxDispatch DML dispatchable may carry next to its type and desc (DxDispatch's JSON model format).
+_DISPATCHABLE_KEYS = ("executionFlags", "bindPoints")
 
 
 def _kind(value) -> str:
@@ -136,7 +148,7 @@ def _get(obj: dict, *keys):
     return None, None
 
 
-def _operator(obj: dict, path: str, nested: bool) -> OperatorDesc:
+def _operator(obj: dict, path: str, nested: bool, allowed=()) -> OperatorDesc:
     from .descs import CLASSES
 
     type_key, type_value = _get(obj, "type", "Type")
@@ -152,9 +164,9 @@ def _operator(obj: dict, path: str, nested: bool) -> OperatorDesc:
         fields, desc_path = {k: v for k, v in obj.items() if k != type_key}, path
     else:
         desc_path = f"{path}.{desc_key}"
-        extra = [k for k in obj if k not in (type_key, desc_key)]
-        if nested and extra:
-            raise DescriptorError(f"{path}.{extra[0]}", f"unexpected key next to '{desc_key}'.")
+        extra = [k for k in obj if k not in (type_key, desc_key, *allowed)]
+        if extra:
+            raise DescriptorError(f"{path}.{extra[0]}", f"unexpected key next to '{type_key}' and '{desc_key}'.")
     if not isinstance(fields, dict):
         raise DescriptorError(desc_path, f"expected an object of {s.struct_name} fields; got {_kind(fields)}.")
 
@@ -166,6 +178,9 @@ def _operator(obj: dict, path: str, nested: bool) -> OperatorDesc:
     kwargs = {}
     for f in s.user_fields:
         fpath = f"{desc_path}.{f.name}"
+        if nested and f.type in ("OPERATOR_DESC", "OPERATOR_DESC_ARRAY") and fields.get(f.name):
+            raise DescriptorError(fpath, f"a nested operator must be an activation; {s.operator_type} holds "
+                                         "operators itself (DirectML nests one level only).")
         if f.name not in fields or fields[f.name] is None:
             required = not f.optional and not (f.type == "TENSOR_DESC" and nested) and not f.has_default
             if required:

@@ -41,3 +41,51 @@ def test_a_zero_stride_output_is_refused_by_the_validator_with_the_compile_messa
         dmlops.compile(desc, "reference")
     one = dmlops.ElementWiseIdentity(input_tensor=TensorDesc("FLOAT32", [1]), output_tensor=TensorDesc("FLOAT32", [1], [0]))
     assert dmlops.problems(one, "6.4") == []  # one element shares memory with nothing
+
+
+def _relu_doc(**extra) -> dict:
+    t = {"DataType": "FLOAT32", "Sizes": [2]}
+    return {"type": "ACTIVATION_RELU", "desc": {"InputTensor": t, "OutputTensor": t}, **extra}
+
+
+def test_a_nested_operator_must_be_an_activation_at_any_depth():
+    inner = dmlops.ElementWiseAdd1(a_tensor=T, b_tensor=T, output_tensor=T, fused_activation=dmlops.ActivationRelu())
+    with pytest.raises(dmlops.DescriptorError, match=r"^ELEMENT_WISE_ADD1\.FusedActivation: ELEMENT_WISE_ADD1 holds "
+                                                     r"operators itself \(FusedActivation\); a nested operator must "
+                                                     r"be an activation such as dmlops\.ActivationRelu\(\)\.$"):
+        dmlops.ElementWiseAdd1(a_tensor=T, b_tensor=T, output_tensor=T, fused_activation=inner)
+    doc = {"Type": "ACTIVATION_RELU"}
+    for _ in range(1000):  # 1,000 levels: refused at the second, no RecursionError
+        doc = {"Type": "ELEMENT_WISE_ADD1", "Desc": {"FusedActivation": doc}}
+    top = {"type": "ELEMENT_WISE_ADD1", "desc": {"ATensor": {"DataType": "FLOAT32", "Sizes": [2]},
+                                                 "BTensor": {"DataType": "FLOAT32", "Sizes": [2]},
+                                                 "OutputTensor": {"DataType": "FLOAT32", "Sizes": [2]},
+                                                 "FusedActivation": doc}}
+    with pytest.raises(dmlops.DescriptorError, match=r"^\$\.desc\.FusedActivation\.Desc\.FusedActivation: a nested "
+                                                     r"operator must be an activation; ELEMENT_WISE_ADD1 holds "
+                                                     r"operators itself"):
+        dmlops.from_json(top)
+
+
+def test_from_json_takes_json_text_and_refuses_unknown_top_level_keys():
+    assert dmlops.from_json(json.dumps(_relu_doc())) == dmlops.from_json(_relu_doc())
+    with pytest.raises(dmlops.DescriptorError, match=r"^\$\.Bogus: unexpected key next to 'type' and 'desc'\.$"):
+        dmlops.from_json(_relu_doc(Bogus=1))
+    with pytest.raises(dmlops.DescriptorError, match=r"^\$: malformed JSON at line 1, column 2"):
+        dmlops.from_json("{")
+
+
+@pytest.mark.parametrize("text,message", [
+    ("[" * 10000 + "]" * 10000, "JSON nested too deeply to read (a descriptor nests a few levels)."),
+    ('{"type": "ELEMENT_WISE_CLIP", "desc": {"Min": 1' + "0" * 5000 + "}}",
+     "a JSON integer is too long to read (thousands of digits)."),
+    (json.dumps(_relu_doc(Bogus=1)), "$.Bogus: unexpected key next to 'type' and 'desc'."),
+])
+def test_the_cli_answers_unreadable_documents_with_one_line_and_exit_2(tmp_path, capsys, text, message):
+    from dmlops import cli
+
+    path = tmp_path / "bad.json"
+    path.write_text(text)
+    assert cli.main(["validate", str(path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].endswith(message)

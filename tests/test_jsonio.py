@@ -170,5 +170,5 @@ def test_bad_size_2d_and_nested_extra_key():
         dmlops.from_json(doc)
     gemm = factory.build("GEMM", fused=dmlops.ActivationRelu()).to_json()
     gemm["desc"]["FusedActivation"]["Alpha"] = 1
-    with pytest.raises(DescriptorError, match=re.escape("$.desc.FusedActivation.Alpha: unexpected key next to 'Desc'.")):
+    with pytest.raises(DescriptorError, match=re.escape("$.desc.FusedActivation.Alpha: unexpected key next to 'Type' and 'Desc'.")):
         dmlops.from_json(gemm)
