@@ -32,8 +32,8 @@ Signed zeros, as DirectML's vectors show them (the vectors test compares zeros' 
   standalone operator does. No fused-ReLU vector has a -0.0, NaN or infinite input, so dmlops changes only what
   the vectors show (x < 0, -inf too, gives -0.0; -0.0, NaN and +0.0 give +0.0 as in the standalone ReLU): a
   decision, not a certainty (x * (x > 0) would also fit, and give NaN for NaN and -inf, -0.0 for -0.0). The
-  operators fusing like GEMM are in ``_FUSED_RELU_AS_STANDALONE``; MEAN_VARIANCE_NORMALIZATION(1), not runnable
-  yet, would take the -0.0 rule unchecked. The ActivationDescs of GRU/LSTM/RNN are the standalone operators.
+  operators fusing like GEMM are in ``_FUSED_RELU_AS_STANDALONE``; MEAN_VARIANCE_NORMALIZATION follows the -0.0
+  rule (float32_axes_2_3_no_scale_fused_relu: all 65 zeros are -0.0). The ActivationDescs of GRU/LSTM/RNN are the standalone operators.
 Nested activations (fused, or GRU/LSTM/RNN ActivationDescs) are lowered through ``activation_*``.
 """
 from __future__ import annotations
