@@ -1,6 +1,8 @@
 """Every SAMPLE of every runnable operator: reference vs hand-computed outputs, and ONNX Runtime and torch
 vs the reference, in FLOAT32 and (where the operator declares it) FLOAT16. Tolerances sit on each
 Sample with the reason (``why``)."""
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -109,6 +111,8 @@ def test_issue_12_operators_all_run_so_every_operator_runs():
     assert sorted(set(ISSUE_12) - set(runnable())) == []
     assert sorted(set(MODULES) - set(runnable())) == []
     assert len(runnable()) == len(MODULES) == 177
+    table = (Path(__file__).parents[1] / "docs" / "operators.md").read_text(encoding="utf-8")
+    assert table.count(" | directml, reference, onnxruntime, torch |\n") == 177
 
 
 @pytest.mark.parametrize("op", REQUIRED)

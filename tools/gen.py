@@ -162,8 +162,9 @@ def _has(module: str, name: str) -> bool:
             return True
         if isinstance(n, ast.ImportFrom) and any((a.asname or a.name) == name for a in n.names):
             return True
-        if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in n.targets):
-            return True
+        if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in
+                                             [e for t in n.targets for e in (t.elts if isinstance(t, ast.Tuple) else [t])]):
+            return True  # ``name = ...`` or ``reference, to_onnx, to_torch, SAMPLES = lowering(...)``
     return False
 
 
