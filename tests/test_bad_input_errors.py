@@ -89,3 +89,33 @@ def test_the_cli_answers_unreadable_documents_with_one_line_and_exit_2(tmp_path,
     assert cli.main(["validate", str(path)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].endswith(message)
+
+
+def test_every_optional_field_of_the_descriptor_files_is_optional_in_its_class():
+    """A field the descriptor file calls optional must be omittable in Python and JSON alike (issue 13:
+    BATCH_NORMALIZATION_GRAD's Epsilon was optional in the file, required by the class: a TypeError traceback)."""
+    import dataclasses
+
+    from dmlops import schema
+    from dmlops.descs import CLASSES
+
+    wrong = []
+    for op, s in schema.all_schemas().items():
+        defaults = {f.name: f for f in dataclasses.fields(CLASSES[op])}
+        for f in s.user_fields:
+            d = defaults[f.py_name]
+            if (f.optional or f.has_default) and d.default is dataclasses.MISSING and d.default_factory is dataclasses.MISSING:
+                wrong.append(f"{op}.{f.name}")
+    assert wrong == []
+
+
+def test_batch_normalization_grad_without_epsilon_names_the_field():
+    t = {"DataType": "FLOAT32", "Sizes": [1, 1, 1, 1]}
+    names = ["InputTensor", "InputGradientTensor", "MeanTensor", "VarianceTensor", "ScaleTensor",
+             "OutputGradientTensor", "OutputScaleGradientTensor", "OutputBiasGradientTensor"]
+    doc = {"type": "BATCH_NORMALIZATION_GRAD", "desc": {n: t for n in names}}
+    with pytest.raises(dmlops.DescriptorError, match=r"^\$\.desc\.Epsilon: required field of "
+                                                     r"DML_BATCH_NORMALIZATION_GRAD_OPERATOR_DESC is missing\.$"):
+        dmlops.from_json(doc)
+    doc["desc"]["Epsilon"] = 1e-5
+    assert dmlops.from_json(doc).epsilon == pytest.approx(1e-5)
