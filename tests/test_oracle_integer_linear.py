@@ -30,7 +30,7 @@ torch = pytest.importorskip("torch")
 
 BACKENDS = ("reference", "onnxruntime", "torch")
 T = TensorDesc
-NAME = {np.dtype("uint8"): "UINT8", np.dtype("int8"): "INT8", np.dtype("int32"): "INT32", np.dtype("float32"): "FLOAT32"}
+NAME = {np.dtype(t.lower()): t for t in ("UINT8", "INT8", "INT32", "FLOAT32")}
 
 
 def run_all(desc, inputs):
@@ -244,7 +244,8 @@ def test_quantized_linear_convolution_matches_exact_fractions():
     exact = np.vectorize(lambda a, s: float(Fraction(int(a)) * Fraction(float(sx)) * Fraction(float(s))
                                             / Fraction(float(sy))))(acc, sw.reshape(1, -1, 1, 1))
     want = np.clip(np.vectorize(lambda v: _round_half_even(Fraction(v)))(exact) + int(zy), 0, 255).astype(np.uint8)
-    inputs = {"InputTensor": x, "InputScaleTensor": sx.reshape(1, 1, 1, 1), "InputZeroPointTensor": np.full((1,) * 4, zx),
+    inputs = {"InputTensor": x, "InputScaleTensor": sx.reshape(1, 1, 1, 1),
+              "InputZeroPointTensor": np.full((1,) * 4, zx),
               "FilterTensor": w, "FilterScaleTensor": sw.reshape(1, -1, 1, 1),
               "FilterZeroPointTensor": zw.reshape(1, -1, 1, 1), "BiasTensor": bias.reshape(1, -1, 1, 1),
               "OutputScaleTensor": sy.reshape(1, 1, 1, 1), "OutputZeroPointTensor": np.full((1,) * 4, zy)}
@@ -361,7 +362,8 @@ def test_quantized_linear_convolution_matches_onnxruntime_qlinearconv():
     desc = _qlinear_conv_desc(x, w, want, ws[0], True, start + end, strides, dilations, groups)
     acc = _python_conv(x, 128, w, zw, ys[2:], strides, dilations, start, groups).astype(np.int64)
     exact = (acc + bias.reshape(1, -1, 1, 1)) * (float(sx) * sw.astype(np.float64).reshape(1, -1, 1, 1) / float(sy))
-    inputs = {"InputTensor": x, "InputScaleTensor": np.full((1,) * 4, sx), "InputZeroPointTensor": np.full((1,) * 4, zx),
+    inputs = {"InputTensor": x, "InputScaleTensor": np.full((1,) * 4, sx),
+              "InputZeroPointTensor": np.full((1,) * 4, zx),
               "FilterTensor": w, "FilterScaleTensor": sw.reshape(1, -1, 1, 1),
               "FilterZeroPointTensor": zw.reshape(1, -1, 1, 1), "BiasTensor": bias.reshape(1, -1, 1, 1),
               "OutputScaleTensor": np.full((1,) * 4, sy), "OutputZeroPointTensor": np.full((1,) * 4, zy)}
@@ -456,11 +458,9 @@ def test_matrix_multiply_integer_to_float_wide_operands_wrap_as_int32(name):
         a_tensor=T(name, [m, k]), a_scale_tensor=T("FLOAT32", [1, 1]), a_zero_point_tensor=T(name, [m, 1]),
         b_tensor=T(name, [k, n]), b_scale_tensor=T("FLOAT32", [1, 1]), b_zero_point_tensor=T(name, [1, n]),
         output_tensor=T("FLOAT32", [m, n]))
-    backends = BACKENDS if not name.startswith("UINT") else ("reference", "onnxruntime", "torch")
     inputs = {"ATensor": a, "AScaleTensor": np.array([[0.5]], np.float32), "AZeroPointTensor": za, "BTensor": b,
               "BScaleTensor": np.array([[0.25]], np.float32), "BZeroPointTensor": zb}
-    for bk in backends:
-        np.testing.assert_array_equal(dmlops.run(desc, inputs, backend=bk)["OutputTensor"], want, err_msg=bk)
+    assert_all(desc, inputs, want, name)
 
 
 # ---------------------------------------------------------------------------------------------- shape rules

@@ -22,7 +22,8 @@ has no integer matmul or convolution):
   h in [-16, 15]: products <= 256, chunks of 65536); 32-bit values are their four bytes (products <= 65025, chunks of
   258). A convolution is an im2col (dmlops.ops._pooling's window table, padding read as 0 after the zero point is
   subtracted) followed by such a matmul: a float convolution kernel may use Winograd or FFT transforms, which would
-  not be exact.
+  not be exact. This assumes the device's float32 matmul rounds as IEEE float32 does (integers below 2**24 are then
+  exact in any summation order); nothing here ran on DirectML to confirm it.
 
 Quantization parameters are per tensor, per row / column / channel; every one is reshaped from its DML Sizes to a
 shape that broadcasts against the layout the lowering computes in (``row`` {count, 1}, ``column`` {1, count},

@@ -108,8 +108,8 @@ def _samples():
                {"OutputTensor": np.array([[[-1, -2, -2, -2, 3]]], np.int32)}, **EXACT),
         # By hand: two groups of one channel, 1 x 1 filters [3] and [5] with per-channel zero points [1, 2]: channel 0
         # is 2 * ones, channel 1 is 3 * [[1, 2], [3, 4]].
-        Sample("groups_per_channel_int8", _conv([1, 2, 2, 2], [2, 1, 1, 1], [1, 2, 2, 2], zw=[1, 2, 1, 1], x_type="INT8",
-                                                w_type="INT8", groups=2),
+        Sample("groups_per_channel_int8", _conv([1, 2, 2, 2], [2, 1, 1, 1], [1, 2, 2, 2], zw=[1, 2, 1, 1],
+                                                x_type="INT8", w_type="INT8", groups=2),
                {"InputTensor": np.array([1, 1, 1, 1, 1, 2, 3, 4], np.int8).reshape(1, 2, 2, 2),
                 "FilterTensor": np.array([3, 5], np.int8).reshape(2, 1, 1, 1),
                 "FilterZeroPointTensor": np.array([1, 2], np.int8).reshape(1, 2, 1, 1)},

@@ -154,8 +154,9 @@ def _samples():
         sa, sb = [1] * (rank - 2) + [m, 1], [1] * (rank - 1) + [n]
         out.append(Sample(f"{dtype}_per_row_per_column_bias_{rank}d",
                           _desc(a, b, y, dtype.upper(), sa=sa, sb=sb, za=sa, zb=sb, bias=True),
-                          {"ATensor": ints(dtype, *a), "AScaleTensor": scales(*sa), "AZeroPointTensor": ints(dtype, *sa),
-                           "BTensor": ints(dtype, *b), "BScaleTensor": scales(*sb), "BZeroPointTensor": ints(dtype, *sb),
+                          {"ATensor": ints(dtype, *a), "AScaleTensor": scales(*sa),
+                           "AZeroPointTensor": ints(dtype, *sa), "BTensor": ints(dtype, *b),
+                           "BScaleTensor": scales(*sb), "BZeroPointTensor": ints(dtype, *sb),
                            "BiasTensor": rng.uniform(-1, 1, y).astype(f32)}, **EXACT))
     out.append(Sample("int8_per_tensor_1d_parameters_no_bias", _desc([4, 6], [6, 3], [4, 3], "INT8", za=(1,), zb=(1,)),
                       {"ATensor": ints("int8", 4, 6), "AScaleTensor": scales(1), "AZeroPointTensor": ints("int8", 1),

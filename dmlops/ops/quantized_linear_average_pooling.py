@@ -128,7 +128,8 @@ def _pool(x, y, window, dtype="UINT8", y_type=None, q=None, zx=False, zy=False, 
     y_type = y_type or dtype
     q = q or [1] * len(x)
     return QuantizedLinearAveragePooling(
-        input_tensor=td(dtype, x), input_scale_tensor=td("FLOAT32", q), input_zero_point_tensor=td(dtype, q) if zx else None,
+        input_tensor=td(dtype, x), input_scale_tensor=td("FLOAT32", q),
+        input_zero_point_tensor=td(dtype, q) if zx else None,
         output_scale_tensor=td("FLOAT32", q), output_zero_point_tensor=td(y_type, q) if zy else None,
         output_tensor=td(y_type, y), strides=strides or (1,) * dims, window_size=window,
         start_padding=start or (0,) * dims, end_padding=end or (0,) * dims, dilations=dilations or (1,) * dims,

@@ -118,12 +118,14 @@ def _samples():
         # By hand: B = [[1], [1]] sums each row of A: acc = [6, 1, 5, 510]; times AScale 0.5 * BScale 1: [3, 0.5, 2.5,
         # 255]; / OutputScale 1, half to even: [3, 0, 2, 255]; + OutputZeroPoint 10: [13, 10, 12, 265 -> 255 saturated].
         Sample("ties_saturation_by_hand", _desc([4, 2], [2, 1], [4, 1], zy=True),
-               {"ATensor": np.array([[2, 4], [1, 0], [5, 0], [255, 255]], np.uint8), "AScaleTensor": np.array([0.5], f32),
+               {"ATensor": np.array([[2, 4], [1, 0], [5, 0], [255, 255]], np.uint8),
+                "AScaleTensor": np.array([0.5], f32),
                 "BTensor": np.array([[1], [1]], np.uint8), "BScaleTensor": np.array([1], f32),
                 "OutputScaleTensor": np.array([1], f32), "OutputZeroPointTensor": np.array([10], np.uint8)},
                {"OutputTensor": np.array([[13], [10], [12], [255]], np.uint8)}, **EXACT),
-        # By hand: INT8 A - [1] = [[1, -3]], B - [0, 2] = [[2, -1], [1, 1]] (per column): acc = [2 - 3, -1 - 3] = [-1, -4];
-        # scales 1 * [2, 0.25]: [-2, -1]; / OutputScale 0.5 = [-4, -2], + OutputZeroPoint -1: [-5, -3].
+        # By hand: INT8 A - [1] = [[1, -3]], B - [0, 2] = [[2, -1], [1, 1]] (per column):
+        # acc = [2 - 3, -1 - 3] = [-1, -4]; scales 1 * [2, 0.25]: [-2, -1]; / OutputScale 0.5 = [-4, -2];
+        # + OutputZeroPoint -1: [-5, -3].
         Sample("int8_per_column_by_hand", _desc([1, 2], [2, 2], [1, 2], "INT8", "INT8", "INT8", sa=(1, 1), sb=(1, 2),
                                                 sy=(1, 1), za=True, zb=True, zy=True),
                {"ATensor": np.array([[2, -2]], np.int8), "AScaleTensor": np.array([[1]], f32),
