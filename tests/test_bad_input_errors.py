@@ -119,3 +119,28 @@ def test_batch_normalization_grad_without_epsilon_names_the_field():
         dmlops.from_json(doc)
     doc["desc"]["Epsilon"] = 1e-5
     assert dmlops.from_json(doc).epsilon == pytest.approx(1e-5)
+
+
+@pytest.mark.parametrize("fn", ["SUM", "MULTIPLY", "SUM_SQUARE", "L1"])
+@pytest.mark.parametrize("dt", ["INT64", "UINT64", "INT32", "UINT32"])
+@pytest.mark.parametrize("backend", ["reference", "onnxruntime", "torch"])
+def test_integer_reductions_wrap_on_every_backend(fn, dt, backend):
+    """DirectML's integer arithmetic wraps; ONNX Runtime's CPU ReduceSum/Prod/SumSquare/L1 saturated on int64.
+    The oracle is Python's integers taken modulo 2**bits."""
+    info = np.iinfo(dt.lower())
+    a = np.random.default_rng(7).integers(info.min, info.max, (2, 3, 2), dtype=dt.lower(), endpoint=True)
+    a[0, 0, 0] = info.max
+    desc = dmlops.Reduce(input_tensor=TensorDesc(dt, [2, 3, 2]), output_tensor=TensorDesc(dt, [1, 3, 1]),
+                         function=fn, axes=[0, 2])
+    got = dmlops.run(desc, {"InputTensor": a}, backend=backend)["OutputTensor"].ravel().tolist()
+    bits = info.bits
+    want = []
+    for j in range(3):
+        values = [int(v) for v in a[:, j, :].ravel()]
+        total = 1 if fn == "MULTIPLY" else 0
+        for v in values:
+            term = {"SUM": v, "MULTIPLY": v, "SUM_SQUARE": v * v, "L1": abs(v)}[fn]
+            total = total * term if fn == "MULTIPLY" else total + term
+        total %= 2**bits
+        want.append(total - 2**bits if info.min < 0 and total >= 2 ** (bits - 1) else total)
+    assert got == want

@@ -146,10 +146,46 @@ def to_onnx(desc, g, x):
         v = g.cast(v, np.int64)
     if fn in ("MIN", "MAX") and g.dtype(v).kind == "f":
         return {"OutputTensor": _onnx_skip_nan(g, v, g.ints(axes), fn == "MAX")}
-    y = g.node(ONNX_OPS[fn], [v, g.ints(axes)], keepdims=1)
+    if g.dtype(v).kind in "iu" and fn in WRAPPING:
+        unsigned = dtype.kind == "u"  # L1 of an unsigned type is its SUM (UINT64 is read as int64 here)
+        y = _onnx_wrapping(g, v, list(desc.input_tensor.sizes), axes, "SUM" if fn == "L1" and unsigned else fn)
+    else:
+        y = g.node(ONNX_OPS[fn], [v, g.ints(axes)], keepdims=1)
     if ordered_u64:
         y = g.node("BitwiseXor", [g.cast(y, np.uint64), g.const(SIGN)])
     return {"OutputTensor": y}
+
+
+# Integer SUM, MULTIPLY, SUM_SQUARE and L1 wrap modulo 2**64 as DirectML's integer arithmetic wraps; ONNX Runtime's CPU
+# ReduceSum / ReduceProd / ReduceSumSquare / ReduceL1 saturate on int64 overflow (issue 13: the reference and torch
+# wrapped, onnxruntime gave INT64_MAX), while its Add and Mul wrap.
+WRAPPING = {"SUM": "Add", "MULTIPLY": "Mul", "SUM_SQUARE": "Add", "L1": "Add"}
+
+
+def _onnx_wrapping(g, v, sizes, axes, fn):
+    """An integer reduction as a halving tree of Add / Mul (wrapping) over the reduced axes moved last and
+    flattened; odd lengths are padded with the identity (0 or 1)."""
+    if fn == "SUM_SQUARE":
+        v = g.node("Mul", [v, v])
+    elif fn == "L1":
+        v = g.node("Abs", [v])
+    kept = [i for i in range(len(sizes)) if i not in axes]
+    count = int(np.prod([sizes[a] for a in axes], dtype=np.int64))
+    v = g.node("Transpose", [v], perm=kept + list(axes))
+    v = g.node("Reshape", [v, g.ints([sizes[i] for i in kept] + [count])])
+    op, identity = WRAPPING[fn], 1 if fn == "MULTIPLY" else 0
+    last = len(kept)
+    while count > 1:
+        if count % 2:
+            pad = g.const(np.full([sizes[i] for i in kept] + [1], identity, g.dtype(v)))
+            v = g.node("Concat", [v, pad], axis=last)
+            count += 1
+        half = count // 2
+        lo = g.node("Slice", [v, g.ints([0]), g.ints([half]), g.ints([last])])
+        hi = g.node("Slice", [v, g.ints([half]), g.ints([count]), g.ints([last])])
+        v = g.node(op, [lo, hi])
+        count = half
+    return g.node("Reshape", [v, g.ints([1 if i in axes else n for i, n in enumerate(sizes)])])
 
 
 def _onnx_skip_nan(g, v, axes, is_max):
@@ -201,6 +237,7 @@ def to_torch(desc, torch, x):
     v = x["InputTensor"]
     fn, axes = desc.function.name, sorted(desc.axes)
     ordered_u64 = v.dtype == torch.uint64 and fn in ORDERED
+    unsigned = v.dtype in (torch.uint8, getattr(torch, "uint16", None), getattr(torch, "uint32", None), torch.uint64)
     if v.dtype == torch.uint64:
         # torch 2.4 has few uint64 kernels: reinterpret the bits as int64 (see the module docstring).
         v = v.view(torch.int64)
@@ -222,7 +259,7 @@ def to_torch(desc, torch, x):
             "AVERAGE": lambda: torch.mean(v, dim=axes, keepdim=True),
             "MIN": lambda: _torch_max(torch, v, axes, False),
             "MAX": lambda: _torch_max(torch, v, axes, True),
-            "L1": lambda: torch.sum(torch.abs(v), dim=axes, keepdim=True),
+            "L1": lambda: torch.sum(v if unsigned else torch.abs(v), dim=axes, keepdim=True),  # UINT64 read as int64
             "L2": lambda: torch.sqrt(torch.sum(v * v, dim=axes, keepdim=True)),
             "SUM_SQUARE": lambda: torch.sum(v * v, dim=axes, keepdim=True),
             "LOG_SUM": lambda: torch.log(torch.sum(v, dim=axes, keepdim=True)),
