@@ -123,8 +123,8 @@ def strided_write(g: OnnxGraph, td, value: str) -> str:
     if perm != sorted(perm):
         v = g.node("Transpose", [v], perm=[int(i) for i in np.argsort(perm)])
     v = g.node("Reshape", [v, g.ints([-1])])
-    if total > span:
-        v = g.node("Pad", [v, g.ints([0, total - span])])
+    if total > span:  # zeros after the last element: Concat has a kernel for every type (Pad has none for INT16/UINT16)
+        v = g.node("Concat", [v, g.const(np.zeros(total - span, dtype=g.dtype(v)))], axis=0)
     return v
 
 
@@ -138,7 +138,8 @@ def reinterpret(g: OnnxGraph, frm, to, value: str) -> str:
     else:
         buffer, size = g.node("Reshape", [value, g.ints([-1])]), frm.element_count
     if size < tensors.needed_elements(to):
-        buffer = g.node("Pad", [buffer, g.ints([0, tensors.needed_elements(to) - size])])
+        buffer = g.node("Concat", [buffer, g.const(np.zeros(tensors.needed_elements(to) - size, g.dtype(buffer)))],
+                        axis=0)  # as strided_write: Pad has no INT16/UINT16 kernel on ONNX Runtime's CPU
     if tensors.is_strided(to):
         return strided_read(g, to, buffer)
     return g.node("Reshape", [g.node("Slice", [buffer, g.ints([0]), g.ints([to.element_count])]), g.ints(to.sizes)])
