@@ -1,7 +1,7 @@
-"""The compile cache is bounded (least recently used first out) and ONNX Runtime sessions share threads.
+"""The compile cache is bounded (least recently used first out) and ONNX Runtime sessions add no threads.
 
 Counts, not times: thousands of distinct compiled descriptors must leave the cache at its size and the process's
-thread count where it was, give or take ONNX Runtime's shared pools.
+thread count where it was.
 """
 from __future__ import annotations
 
@@ -63,7 +63,7 @@ def _threads() -> int:
 def test_thousands_of_onnxruntime_sessions_stay_bounded_in_threads_and_entries(small_cache):
     compiled.set_cache_size(64)
     x = np.ones(4, np.float32)
-    dmlops.compile(identity(-1), "onnxruntime")(input_tensor=x)  # the shared pools exist from here on
+    dmlops.compile(identity(-1), "onnxruntime")(input_tensor=x)
     before = _threads()
     for k in range(2000):
         out = dmlops.compile(identity(k), "onnxruntime")(input_tensor=x)
@@ -72,3 +72,20 @@ def test_thousands_of_onnxruntime_sessions_stay_bounded_in_threads_and_entries(s
             assert _threads() <= before + 2
     assert compiled.cached_count() == 64
     assert _threads() <= before + 2  # one pool per session would be 2,000 threads
+
+
+def test_the_callers_own_onnxruntime_sessions_keep_working():
+    """dmlops must not change process-wide ONNX Runtime state (global thread pools would make every later
+    session with default options fail)."""
+    import onnx
+    import onnxruntime as ort
+    from onnx import TensorProto, helper
+
+    dmlops.run(identity(1), input_tensor=np.ones(4, np.float32), backend="onnxruntime")
+    v = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])
+    model = helper.make_model(helper.make_graph([helper.make_node("Identity", ["x"], ["y"])], "g", [v],
+                                                [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])]),
+                              opset_imports=[helper.make_opsetid("", 18)], ir_version=9)
+    onnx.checker.check_model(model)
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    assert session.run(None, {"x": np.ones(1, np.float32)})[0].tolist() == [1.0]

@@ -46,40 +46,19 @@ def choose_device(device, ort=None):
     return f"{kind}:{index}" if kind != "cpu" else "cpu", PROVIDERS[kind], ()
 
 
-_POOLS_LOCK = threading.Lock()
-_SHARED_POOLS: list = []  # [True] once the process-wide pools are set up, [False] if ONNX Runtime refused them
-
-
-def _shared_pools(ort) -> bool:
-    """Set up ONNX Runtime's process-wide (global) thread pools once: intra-op at its default size (the physical
-    cores), one inter-op thread. Every dmlops session then shares them, so thousands of compiled operators hold a
-    few threads instead of a spinning pool each. False where this build has no such call or refuses it."""
-    with _POOLS_LOCK:
-        if not _SHARED_POOLS:
-            setter = getattr(getattr(getattr(ort, "capi", None), "_pybind_state", None),
-                             "set_global_thread_pool_sizes", None)
-            try:
-                setter(0, 1)
-                _SHARED_POOLS.append(True)
-            except Exception:  # absent (None is not callable) or refused: per-session pools, see session_config
-                _SHARED_POOLS.append(False)
-        return _SHARED_POOLS[0]
-
-
 def session_config(device: str, ort):
     """(SessionOptions, providers list) for a device string from ``choose_device``.
 
-    Threads: the sessions share ONNX Runtime's global thread pools (``_shared_pools``); where that is not
-    possible each session gets one intra-op thread that never spins."""
+    Threads: each session runs its nodes on the calling thread (one intra-op and one inter-op thread, no
+    spinning), so thousands of compiled operators add no threads. ONNX Runtime's process-wide pools would share
+    threads too, but once they exist every other session in the process must use them, which would break the
+    caller's own ONNX Runtime sessions."""
     kind, index = parse_device(device, "onnxruntime")
     options = ort.SessionOptions()
     options.log_severity_level = 3
-    if _shared_pools(ort):
-        options.use_per_session_threads = False
-    else:
-        options.intra_op_num_threads = 1
-        options.inter_op_num_threads = 1
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     if kind == "dml":
         options.enable_mem_pattern = False
         options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
