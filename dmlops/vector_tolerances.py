@@ -224,7 +224,8 @@ TOLERANCES: dict[str, Tolerance] = {
     # ---- issue 12, B13b ROI
     # No entry: exact. ROI_POOLING (bins rounded half to even), ROI_ALIGN and ROI_ALIGN1 (DirectML's lerp order:
     # left/right columns in y, then x; float32 sums in the docs' loop order) reproduce every FLOAT32 / FLOAT16 vector
-    # bit for bit on all three backends. ROI_ALIGN_GRAD has no vectors.
+    # bit for bit on all three backends. ROI_ALIGN_GRAD has no vectors (OutputGradientTensor: torch autograd;
+    # OutputROIGradientTensor: the page's pseudo-code as a loop, tests/test_oracle_roi.py).
     # ---- end B13b ROI
     # ---- issue 12, B15 quantize
     # No entry: exact. ELEMENT_WISE_QUANTIZE_LINEAR (float32_to_uint8/int8_per_channel: float32 division, round half

@@ -4,7 +4,8 @@ backend (reference, onnxruntime, torch).
 Oracles: ONNX's node cases (roialign_aligned_false / aligned_true; roialign_mode_max only to pin the documented
 difference), ONNX's reference evaluator and onnxruntime's CPU RoiAlign / MaxRoiPool where their semantics meet
 DirectML's (AVERAGE, LINEAR, regions inside the input; integer ROI_POOLING coordinates), and torch autograd of
-dmlops's torch ROI_ALIGN1 lowering for ROI_ALIGN_GRAD (which has no DirectML vector).
+dmlops's torch ROI_ALIGN1 lowering for ROI_ALIGN_GRAD's OutputGradientTensor, and a plain NumPy loop transcribed
+from the ROI_ALIGN_GRAD page's pseudo-code for its OutputROIGradientTensor (neither has a DirectML vector).
 """
 import numpy as np
 import pytest
@@ -186,7 +187,8 @@ def _autograd(sample):
     return x.grad.numpy()
 
 
-@pytest.mark.parametrize("sample", [s for s in grad_mod.SAMPLES], ids=lambda s: s.name)
+@pytest.mark.parametrize("sample", [s for s in grad_mod.SAMPLES if s.desc.output_gradient_tensor is not None],
+                         ids=lambda s: s.name)
 def test_roi_align_grad_is_the_autograd_of_roi_align1(sample):
     want = _autograd(sample)
     for b in BACKENDS:
@@ -194,14 +196,223 @@ def test_roi_align_grad_is_the_autograd_of_roi_align1(sample):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5, err_msg=b)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
-def test_roi_gradient_is_refused_with_the_reason(backend):
-    s = grad_mod.SAMPLES[1]
-    desc = grad_mod.make([1, 1, 4, 4], 4, [1, 3], "MAX", "NEAREST_NEIGHBOR", roi_gradient=True)
+# ============================================================ OutputROIGradientTensor vs the page's pseudo-code
+F = np.float32
+
+
+def _axis_samples(roi, i, scale, out, low, high, corners, opo, ipo):
+    """The forward ROI_ALIGN1's sample coordinates of one axis, per output: [[c_0, ..., c_{n-1}], ...], float32 in
+    the order of roi_align1.py's formula ((o * n + j) - OutputPixelOffset) * step + p1 - InputPixelOffset (the same
+    float32 values matter: an integer coordinate has floor == ceil)."""
+    p1, p2 = F(roi[i]) * F(scale), F(roi[i + 2]) * F(scale)
+    size = F(p2 - p1)
+    n = int(min(max(np.ceil(F(size / F(out))), low), high))
+    if corners:
+        step = F(size / F(out * n - 1)) if out * n > 1 else F(0)
+        opo = 0.0
+    else:
+        step = F(size / F(out * n))
+    return [[F(F(F(F(F(o * n + j) - F(opo)) * step) + p1) - F(ipo)) for j in range(n)] for o in range(out)]
+
+
+def _value(plane, cy, cx, linear):
+    """(inside, value) of one forward sample (0 outside, what ROI_ALIGN_GRAD's MAX compares)."""
+    h, w = plane.shape
+    if not linear:
+        iy, ix = np.rint(cy), np.rint(cx)
+        if 0 <= iy <= h - 1 and 0 <= ix <= w - 1:
+            return True, plane[int(iy), int(ix)]
+        return False, F(0)
+    if not (-1 <= cy <= h and -1 <= cx <= w):
+        return False, F(0)
+
+    def split(c, size):
+        c = max(c, F(0))
+        lo = np.floor(c)
+        if lo >= size - 1:
+            return size - 1, size - 1, F(0)
+        return int(lo), int(lo) + 1, F(c - lo)
+
+    y0, y1, ly = split(cy, h)
+    x0, x1, lx = split(cx, w)
+    left = F(plane[y0, x0] + F(F(plane[y1, x0] - plane[y0, x0]) * ly))
+    right = F(plane[y0, x1] + F(F(plane[y1, x1] - plane[y0, x1]) * ly))
+    return True, F(left + F(F(right - left) * lx))
+
+
+def _roi_gradient_loop(desc, inputs):
+    """The page's pseudo-code, a plain loop (float64 sums): per ROI, per InputGradientTensor element, per sample
+    that contributed (AVERAGE: every sample inside the input; MAX: the first sample holding the maximum, if inside),
+    the four corners at floor/ceil of the coordinate clamped to [0, size - 1], imageGradX/Y times the gradient,
+    weighted by (inputWidth - x), (inputHeight - y), x, y with inputWidth/Height the InputGradientTensor's."""
+    image = inputs["InputTensor"].astype(F)
+    grad = inputs["InputGradientTensor"].astype(F)
+    rois = inputs["ROITensor"].astype(F).reshape(-1, 4)
+    batch = inputs["BatchIndicesTensor"].reshape(-1)
+    _, _, h, w = image.shape
+    _, channels, out_h, out_w = grad.shape
+    linear = desc.interpolation_mode.name == "LINEAR"
+    is_max = desc.reduction_function.name == "MAX"
+    low, high = desc.minimum_samples_per_output, desc.maximum_samples_per_output
+    args = (low, high, desc.align_regions_to_corners, desc.output_pixel_offset, desc.input_pixel_offset)
+    result = np.zeros((len(rois), 4))
+    for r, roi in enumerate(rois):
+        ys = _axis_samples(roi, 1, desc.spatial_scale_y, out_h, *args)
+        xs = _axis_samples(roi, 0, desc.spatial_scale_x, out_w, *args)
+        for ch in range(channels):
+            plane = image[batch[r], ch]
+            for oy in range(out_h):
+                for ox in range(out_w):
+                    samples = [(cy, cx) for cx in xs[ox] for cy in ys[oy]]  # x outer, y inner
+                    read = [_value(plane, cy, cx, linear) for cy, cx in samples]
+                    if is_max:
+                        best = max(v for _, v in read)
+                        k = next(k for k, (_, v) in enumerate(read) if v == best)
+                        contributing = [samples[k]] if read[k][0] else []
+                    else:
+                        contributing = [smp for smp, (inside, _) in zip(samples, read) if inside]
+                    for cy, cx in contributing:
+                        y = min(max(float(cy), 0.0), h - 1.0)
+                        x = min(max(float(cx), 0.0), w - 1.0)
+                        top, bottom = int(np.floor(y)), int(np.ceil(y))
+                        left, right = int(np.floor(x)), int(np.ceil(x))
+                        y_lerp, x_lerp = y - top, x - left
+                        top_left, top_right = float(plane[top, left]), float(plane[top, right])
+                        bottom_left, bottom_right = float(plane[bottom, left]), float(plane[bottom, right])
+                        weight = float(grad[r, ch, oy, ox])
+                        grad_y = (1 - x_lerp) * (bottom_left - top_left) + x_lerp * (bottom_right - top_right)
+                        grad_x = (1 - y_lerp) * (top_right - top_left) + y_lerp * (bottom_right - bottom_left)
+                        grad_y *= weight
+                        grad_x *= weight
+                        result[r, 0] += grad_x * (out_w - ox)
+                        result[r, 1] += grad_y * (out_h - oy)
+                        result[r, 2] += grad_x * ox
+                        result[r, 3] += grad_y * oy
+    return result
+
+
+def _check_roi_gradient(desc, inputs, rtol=2e-5, float16=False):
+    want = _roi_gradient_loop(desc, inputs)
+    scale = max(1.0, float(np.abs(want).max()))
+    for b in BACKENDS:
+        got = dmlops.run(desc, inputs, backend=b)["OutputROIGradientTensor"]
+        assert list(got.shape) == list(desc.roi_tensor.sizes), b
+        if float16:
+            assert got.dtype == np.float16
+        np.testing.assert_allclose(got.astype(np.float64).reshape(-1, 4), want, rtol=rtol, atol=rtol * scale,
+                                   err_msg=b)
+
+
+@pytest.mark.parametrize("sample", [s for s in grad_mod.SAMPLES if s.desc.output_roi_gradient_tensor is not None],
+                         ids=lambda s: s.name)
+def test_roi_gradient_samples_match_the_pseudo_code_loop(sample):
+    _check_roi_gradient(sample.desc, sample.inputs)
+
+
+def test_roi_gradient_by_hand_one_sample():
+    # 1 ROI [0.5, 0.5, 1.5, 1.5], 1 x 1 output, 2 x 2 input [[1, 2], [3, 4]], gradient 1: one sample at y = x = 0.5
+    # ((0 + 0.5) * 1 + 0.5 - 0.5). Corners top-left 1, top-right 2, bottom-left 3, bottom-right 4; lerps 0.5:
+    # imageGradY = .5 (3 - 1) + .5 (4 - 2) = 2, imageGradX = .5 (2 - 1) + .5 (4 - 3) = 1; (inputWidth, inputHeight) =
+    # (1, 1), (x, y) = (0, 0): ROI gradient [1 * (1 - 0), 2 * (1 - 0), 1 * 0, 2 * 0] = [1, 2, 0, 0].
+    # Gradient 3 and MAX: the single sample is the maximum: [3, 6, 0, 0]. OutputGradientTensor: g / 4 per corner.
+    for reduction, g, want in (("AVERAGE", 1, [1, 2, 0, 0]), ("MAX", 3, [3, 6, 0, 0])):
+        desc = grad_mod.make([1, 1, 2, 2], 1, [1, 1], reduction, roi_gradient=True)
+        x = grad_mod.inputs(np.array([[1, 2], [3, 4]], F).reshape(1, 1, 2, 2), np.full((1, 1, 1, 1), g, F),
+                            [[0.5, 0.5, 1.5, 1.5]], [0])
+        for b in BACKENDS:
+            got = dmlops.run(desc, x, backend=b)
+            assert got["OutputROIGradientTensor"].ravel().tolist() == want, b
+            # one sample (the maximum too) splits g over its four corners in quarters
+            assert got["OutputGradientTensor"].ravel().tolist() == [g / 4] * 4, b
+
+
+def test_roi_gradient_by_hand_edges_and_integers():
+    # 2 x 2 input [[1, 2], [3, 4]], 1 x 1 output, gradient 1, MaximumSamplesPerOutput 1:
+    # ROI [0, 0, 2, 2]: n = 1 (Max), step 2: sample at (0 + 0.5) * 2 + 0 - 0.5 = 0.5 on both axes: [1, 2, 0, 0].
+    # ROI [1, 1, 3, 3]: sample at 1.5 on both axes, inside [-1, 2], clamped to 1: floor = ceil = 1, image gradients 0.
+    # ROI [-0.5, 0, 0.5, 1]: x = (0 + .5) * 1 - .5 - .5 = -.5, inside [-1, 2], clamped to 0 (floor = ceil:
+    #   imageGradX 0); y = .5 - .5 = 0, an integer (floor = ceil: imageGradY 0): [0, 0, 0, 0].
+    # ROI [0, 0, 1, 2]: x = 0 (integer: imageGradX 0), y = (0 + .5) * 2 - .5 = .5:
+    #   imageGradY = 1 * (3 - 1) + 0 * (4 - 2) = 2: [0, 2, 0, 0].
+    # ROI [5, 5, 6, 6]: outside [-1, 2]: nothing.
+    desc = grad_mod.make([1, 1, 2, 2], 5, [1, 1], roi_gradient=True)
+    x = grad_mod.inputs(np.array([[1, 2], [3, 4]], F).reshape(1, 1, 2, 2), np.ones((5, 1, 1, 1), F),
+                        [[0, 0, 2, 2], [1, 1, 3, 3], [-0.5, 0, 0.5, 1], [0, 0, 1, 2], [5, 5, 6, 6]], [0] * 5)
+    want = [[1, 2, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 2, 0, 0], [0, 0, 0, 0]]
+    for b in BACKENDS:
+        assert dmlops.run(desc, x, backend=b)["OutputROIGradientTensor"].reshape(5, 4).tolist() == want, b
+    np.testing.assert_array_equal(_roi_gradient_loop(desc, x), want)
+
+
+def test_roi_gradient_several_samples_each_add_the_whole_gradient():
+    # ROI [0, 0, 2, 1] on a 2 x 3 input [[1, 2, 4], [3, 5, 9]], output 1 x 1, Min = Max = 2 samples per axis:
+    # x step 2 / 2 = 1: x = (j + .5) * 1 + 0 - .5 = 0, 1 (integers: imageGradX 0); y step .5: y = .25 - .5 + (0, .5)
+    # = -.25 (clamped to 0: floor = ceil, imageGradY 0) and .25: imageGradY = (3 - 1) at x = 0 and (5 - 2) at x = 1.
+    # AVERAGE: each sample adds the whole gradient 2 (not 2 / 4): ROI[1] = 2 * (2 + 3) * (1 - 0) = 10.
+    desc = grad_mod.make([1, 1, 2, 3], 1, [1, 1], low=2, high=2, roi_gradient=True)
+    x = grad_mod.inputs(np.array([[1, 2, 4], [3, 5, 9]], F).reshape(1, 1, 2, 3), np.full((1, 1, 1, 1), 2, F),
+                        [[0, 0, 2, 1]], [0])
+    for b in BACKENDS:
+        assert dmlops.run(desc, x, backend=b)["OutputROIGradientTensor"].ravel().tolist() == [0, 10, 0, 0], b
+    np.testing.assert_array_equal(_roi_gradient_loop(desc, x), [[0, 10, 0, 0]])
+
+
+CONFIGS = [
+    # reduction, mode, low, high, corners, scale, ipo, opo
+    ("AVERAGE", "LINEAR", 1, 1, False, (1.0, 1.0), 0.5, -0.5),
+    ("AVERAGE", "LINEAR", 1, 4, False, (0.7, 1.3), 0.5, -0.5),
+    ("MAX", "LINEAR", 1, 3, False, (1.0, 0.9), 0.0, -0.5),
+    ("AVERAGE", "NEAREST_NEIGHBOR", 2, 2, False, (1.1, 1.0), 0.5, -0.5),
+    ("MAX", "NEAREST_NEIGHBOR", 1, 2, False, (1.0, 1.0), 0.25, 0.0),
+    ("AVERAGE", "LINEAR", 2, 3, True, (1.0, 1.0), 0.5, -0.5),
+    ("MAX", "LINEAR", 1, 2**32 - 1, False, (0.5, 0.5), 0.5, -0.5),
+]
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("config", CONFIGS, ids=lambda c: "_".join(map(str, c[:5])))
+def test_roi_gradient_random_matches_the_pseudo_code_loop(config, seed):
+    reduction, mode, low, high, corners, scale, ipo, opo = config
+    rng = np.random.default_rng(seed)
+    b, c, h, w = 2, 3, int(rng.integers(3, 7)), int(rng.integers(3, 7))
+    num, out_hw = 5, (int(rng.integers(1, 4)), int(rng.integers(1, 4)))
+    rois = rng.uniform(-2, max(h, w) + 2, (num, 4)).astype(F)
+    rois[0] = [1, 1, w - 1, h - 1]  # integer coordinates
+    rois[1] = np.round(rois[1] * 4) / 4  # quarter coordinates
+    desc = grad_mod.make([b, c, h, w], num, out_hw, reduction, mode, low, high, scale, ipo=ipo, opo=opo,
+                         corners=corners, roi_gradient=True, output_gradient=bool(seed % 2), roi_dims=2 + seed)
+    x = grad_mod.inputs(rng.standard_normal((b, c, h, w)).astype(F), rng.standard_normal((num, c) + out_hw),
+                        rois, rng.integers(0, b, num), roi_dims=2 + seed)
     assert dmlops.problems(desc, "6.2") == []
-    with pytest.raises(DmlOpsError, match=r"ROI_ALIGN_GRAD\.OutputROIGradientTensor is not supported by dmlops "
-                                          rf"\({backend}\): the docs define it only by pseudo-code"):
-        dmlops.run(desc, s.inputs, backend=backend)
+    _check_roi_gradient(desc, x)
+
+
+@pytest.mark.parametrize("config", CONFIGS[:5], ids=lambda c: "_".join(map(str, c[:5])))
+def test_roi_gradient_float16_matches_the_pseudo_code_loop(config):
+    from dmlops.sample import with_data_type
+    from dmlops.types import DataType
+
+    reduction, mode, low, high, corners, scale, ipo, opo = config
+    rng = np.random.default_rng(7)
+    desc = grad_mod.make([1, 2, 5, 4], 3, (2, 2), reduction, mode, low, high, scale, ipo=ipo, opo=opo,
+                         corners=corners, roi_gradient=True)
+    desc = with_data_type(desc, DataType.FLOAT32, DataType.FLOAT16)
+    assert dmlops.problems(desc, "6.2") == []
+    x = grad_mod.inputs(rng.standard_normal((1, 2, 5, 4)), rng.standard_normal((3, 2, 2, 2)),
+                        np.round(rng.uniform(-1, 6, (3, 4)) * 8) / 8, [0, 0, 0])
+    x = {k: (v.astype(np.float16) if v.dtype == F else v) for k, v in x.items()}
+    # computed in float32 from the float16 inputs, stored rounded toward zero to float16 (lower.py)
+    _check_roi_gradient(desc, x, rtol=2e-3, float16=True)
+
+
+def test_roi_gradient_rules():
+    desc = grad_mod.make([1, 1, 4, 4], 2, [1, 1], roi_gradient=True, with_input=False)
+    assert [str(p) for p in dmlops.problems(desc, "6.2")] == [
+        "ROI_ALIGN_GRAD.InputTensor: is missing (null); it is required when OutputROIGradientTensor is supplied."]
+    desc = grad_mod.make([1, 1, 4, 4], 2, [1, 1], output_gradient=False)
+    assert [str(p) for p in dmlops.problems(desc, "6.2")] == [
+        "ROI_ALIGN_GRAD: OutputGradientTensor and OutputROIGradientTensor are both null; at least one must be "
+        "supplied."]
 
 
 def test_too_many_sample_slots_are_refused():

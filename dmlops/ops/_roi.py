@@ -109,6 +109,9 @@ class _Np:
     def reduce_max(self, a, axis):
         return np.max(a, axis=axis)
 
+    def reduce_sum(self, a, axes):
+        return np.sum(a, axis=tuple(axes), dtype=F32)
+
     def matmul(self, a, b):
         return np.matmul(a, b, dtype=F32)
 
@@ -196,6 +199,9 @@ class _Onnx:
     def reduce_max(self, a, axis):
         return self._n("ReduceMax", a, self.g.ints([axis]), keepdims=0)
 
+    def reduce_sum(self, a, axes):
+        return self._n("ReduceSum", a, self.g.ints(list(axes)), keepdims=0)
+
     def matmul(self, a, b):
         return self._n("MatMul", a, b)
 
@@ -281,6 +287,9 @@ class _Torch:
     def reduce_max(self, a, axis):
         return self.t.amax(a, dim=axis)
 
+    def reduce_sum(self, a, axes):
+        return self.t.sum(a, dim=tuple(axes))
+
     def matmul(self, a, b):
         return self.t.matmul(a, b)
 
@@ -337,8 +346,10 @@ def align_plan(desc, x_sizes, out_hw, num_rois):
     return s, (b, c, h, w, oh, ow, ky, kx, wy, wx)
 
 
-def _axis(A, s, rois, i, scale, out: int, size: int, k: int, windowed: bool, r: int):
-    """Per-axis sampling, arrays [R, out, K]: dict(lo, hi, lerp, inside, valid, n)."""
+def _axis(A, s, rois, i, scale, out: int, size: int, k: int, windowed: bool, r: int, roi: bool = False):
+    """Per-axis sampling, arrays [R, out, K]: dict(lo, hi, lerp, inside, valid, n); with ``roi`` also the
+    ROI-gradient reads of ROI_ALIGN_GRAD (rlo = floor, rhi = ceil, rlerp = the fraction of the coordinate clamped to
+    [0, InputSize - 1], as the forward's LINEAR mode clamps it; in both interpolation modes)."""
     p1 = A.mul(A.reshape(A.slot(rois, i), [r, 1, 1]), A.f(scale))
     p2 = A.mul(A.reshape(A.slot(rois, i + 2), [r, 1, 1]), A.f(scale))
     extent = A.sub(p2, p1)
@@ -386,8 +397,15 @@ def _axis(A, s, rois, i, scale, out: int, size: int, k: int, windowed: bool, r: 
     if lerp is not None:
         lerp = A.where(ok, lerp, A.f(0))
     full = [r, out, k]
-    return {"lo": A.expand(lo, full), "hi": A.expand(hi, full), "lerp": None if lerp is None else A.expand(lerp, full),
-            "inside": A.expand(inside, full), "valid": A.expand(valid, full), "n": n}
+    got = {"lo": A.expand(lo, full), "hi": A.expand(hi, full), "lerp": None if lerp is None else A.expand(lerp, full),
+           "inside": A.expand(inside, full), "valid": A.expand(valid, full), "n": n}
+    if roi:
+        cf = A.minimum(A.maximum(c, A.f(0)), last)
+        rlo = A.floor(cf)
+        got["rlo"] = A.expand(A.where(ok, rlo, A.f(0)), full)
+        got["rhi"] = A.expand(A.where(ok, A.ceil(cf), A.f(0)), full)
+        got["rlerp"] = A.expand(A.where(ok, A.sub(cf, rlo), A.f(0)), full)
+    return got
 
 
 def _grid(A, y, x, plan, r):
@@ -408,12 +426,13 @@ def _grid(A, y, x, plan, r):
     return yy, xx, flat, shape
 
 
-def align_samples(A, s, plan, rois, r):
-    """Per-axis sampling of every ROI and the 2-D masks and corner indices, flattened to [R, 1, P]."""
+def align_samples(A, s, plan, rois, r, roi: bool = False):
+    """Per-axis sampling of every ROI and the 2-D masks and corner indices, flattened to [R, 1, P]; with ``roi``
+    also ROI_ALIGN_GRAD's floor/ceil corners ("rcorners": tl, tr, bl, br) and fractions ("ry", "rx")."""
     b, c, h, w, oh, ow, ky, kx, wy, wx = plan
     rois = A.reshape(rois, [r, 4])
-    y = _axis(A, s, rois, 1, s["sy"], oh, h, ky, wy, r)
-    x = _axis(A, s, rois, 0, s["sx"], ow, w, kx, wx, r)
+    y = _axis(A, s, rois, 1, s["sy"], oh, h, ky, wy, r, roi)
+    x = _axis(A, s, rois, 0, s["sx"], ow, w, kx, wx, r, roi)
     yy, xx, flat, shape = _grid(A, y, x, plan, r)
     inside = flat(A.land(yy(y["inside"]), xx(x["inside"])))
     valid = flat(A.land(yy(y["valid"]), xx(x["valid"])))
@@ -428,6 +447,12 @@ def align_samples(A, s, plan, rois, r):
     if s["linear"]:
         out["ly"] = flat(yy(y["lerp"]))
         out["lx"] = flat(xx(x["lerp"]))
+    if roi:
+        out["rcorners"] = {name: A.index(flat(A.add(A.mul(yy(y[ya]), W), xx(x[xa]))))
+                           for name, (ya, xa) in {"tl": ("rlo", "rlo"), "tr": ("rlo", "rhi"), "bl": ("rhi", "rlo"),
+                                                  "br": ("rhi", "rhi")}.items()}
+        out["ry"] = flat(yy(y["rlerp"]))
+        out["rx"] = flat(xx(x["rlerp"]))
     return out
 
 
@@ -510,20 +535,7 @@ def align_input_gradient(A, desc, x, rois, batch, grad, x_sizes, out_hw, r):
     use = A.boolf(A.land(valid, inside))  # [R, 1, Q, S]
     g = A.reshape(grad, [r, c, q, 1])
     if s["max"]:
-        v = align_values(A, s, plan, x, batch, smp, r)
-        best = A.f(-np.inf)
-        for k in range(sl):
-            best = A.maximum(best, A.where(A.slot(valid, k), A.slot(v, k), A.f(-np.inf)))
-        taken = A.f(np.zeros((1, 1, 1), F32))
-        picks = []
-        for k in range(sl):
-            hit = A.mul(A.boolf(A.land(A.slot(valid, k), A.eq(A.slot(v, k), best))), A.sub(A.f(1), taken))
-            picks.append(A.reshape(hit, [r, c, q, 1]))
-            taken = A.maximum(taken, hit)
-        pick = picks[0]
-        for p_ in picks[1:]:
-            pick = _concat_last(A, pick, p_)
-        coef = A.mul(A.mul(g, pick), use)  # [R, C, Q, S]
+        coef = A.mul(A.mul(g, _max_pick(A, s, plan, x, batch, smp, r)), use)  # [R, C, Q, S]
     else:
         n = A.reshape(A.mul(smp["ny"], smp["nx"]), [r, 1, 1, 1])
         coef = A.mul(A.div(g, n), use)
@@ -548,6 +560,65 @@ def align_input_gradient(A, desc, x, rois, batch, grad, x_sizes, out_hw, r):
                         A.f(np.arange(b, dtype=F32).reshape(b, 1))))  # [B, R]
     out = A.matmul(rows, A.reshape(total, [r, c * h * w]))
     return A.reshape(out, [b, c, h, w])
+
+
+def _max_pick(A, s, plan, x, batch, smp, r):
+    """[R, C, Q, S]: 1 at the first valid sample (docs' loop order) holding each output's maximum, else 0."""
+    b, c, h, w, oh, ow, ky, kx, wy, wx = plan
+    q, sl = oh * ow, kx * ky
+    valid = A.reshape(smp["valid"], [r, 1, q, sl])
+    v = align_values(A, s, plan, x, batch, smp, r)
+    best = A.f(-np.inf)
+    for k in range(sl):
+        best = A.maximum(best, A.where(A.slot(valid, k), A.slot(v, k), A.f(-np.inf)))
+    taken = A.f(np.zeros((1, 1, 1), F32))
+    picks = []
+    for k in range(sl):
+        hit = A.mul(A.boolf(A.land(A.slot(valid, k), A.eq(A.slot(v, k), best))), A.sub(A.f(1), taken))
+        picks.append(A.reshape(hit, [r, c, q, 1]))
+        taken = A.maximum(taken, hit)
+    pick = picks[0]
+    for p_ in picks[1:]:
+        pick = _concat_last(A, pick, p_)
+    return pick
+
+
+def align_roi_gradient(A, desc, x, rois, batch, grad, x_sizes, out_hw, r):
+    """OutputROIGradientTensor [R, 4] of ROI_ALIGN_GRAD: the page's pseudo-code (dmlops/ops/roi_align_grad.py).
+    Every contributing sample (AVERAGE: every valid sample inside the input; MAX: the sample the forward picked)
+    reads InputTensor at floor/ceil of its clamped coordinate; its image gradients times the InputGradientTensor
+    element are summed over channels and samples per output (ReduceSum), then weighted per output position
+    (InputGradient width - x, height - y, x, y) and summed over the outputs (a MatMul)."""
+    s, plan = align_plan(desc, x_sizes, out_hw, r)
+    b, c, h, w, oh, ow, ky, kx, wy, wx = plan
+    q, sl = oh * ow, kx * ky
+    smp = align_samples(A, s, plan, rois, r, roi=True)
+    valid = A.reshape(smp["valid"], [r, 1, q, sl])
+    inside = A.reshape(smp["inside"], [r, 1, q, sl])
+    use = A.boolf(A.land(valid, inside))  # [R, 1, Q, S]
+    g = A.reshape(grad, [r, c, q, 1])
+    weight = A.mul(g, use)
+    if s["max"]:
+        weight = A.mul(weight, _max_pick(A, s, plan, x, batch, smp, r))  # [R, C, Q, S]
+    planes = A.take_rows(A.reshape(x, [b, c, h * w]), batch)  # [R, C, HW]
+    p = q * sl
+
+    def read(name):
+        return A.reshape(take_last(A, planes, smp["rcorners"][name], [r, c, h * w], p), [r, c, q, sl])
+
+    tl, tr, bl, br = read("tl"), read("tr"), read("bl"), read("br")
+    y_lerp = A.reshape(smp["ry"], [r, 1, q, sl])
+    x_lerp = A.reshape(smp["rx"], [r, 1, q, sl])
+    one = A.f(1)
+    grad_y = A.add(A.mul(A.sub(one, x_lerp), A.sub(bl, tl)), A.mul(x_lerp, A.sub(br, tr)))
+    grad_x = A.add(A.mul(A.sub(one, y_lerp), A.sub(tr, tl)), A.mul(y_lerp, A.sub(br, bl)))
+    grad_y = A.reduce_sum(A.mul(grad_y, weight), [1, 3])  # [R, Q]
+    grad_x = A.reduce_sum(A.mul(grad_x, weight), [1, 3])
+    oy, ox = np.divmod(np.arange(q), ow)
+    zero = np.zeros(q)
+    wx_ = A.f(np.stack([ow - ox, zero, ox, zero], axis=1).astype(F32))  # [Q, 4]
+    wy_ = A.f(np.stack([zero, oh - oy, zero, oy], axis=1).astype(F32))
+    return A.add(A.matmul(grad_x, wx_), A.matmul(grad_y, wy_))  # [R, 4]
 
 
 def _as_float(A, v):

@@ -13,17 +13,45 @@ element and over the regions of one batch. This reproduces the docs' example (ne
 regions of a 4 x 4 input). Summation order is the lowering's (a one-hot MatMul per region, then one per batch), so
 backends agree to float32 rounding.
 
-No DirectML vector covers ROI_ALIGN_GRAD: the docs' example and torch autograd of dmlops's torch ROI_ALIGN1
-lowering (tests/test_oracle_roi.py) are the oracles.
+OutputROIGradientTensor (the gradient for ROITensor, [x1, y1, x2, y2] per region, with ROITensor's Sizes) is the
+page's pseudo-code ("For OutputROIGradientTensor, the math is a little different") implemented literally, and
+UNVERIFIED against DirectML (no vector; the pseudo-code is not the derivative of the forward, so torch autograd is
+no oracle for it). Per ROI, per InputGradientTensor element (every channel), per sample that contributed to it:
+read InputTensor (the ROI's batch, the element's channel) at top/bottom = floor/ceil of the sample's y and
+left/right = floor/ceil of its x, yLerp = y - top, xLerp = x - left;
+imageGradY = (1 - xLerp)(bottomLeft - topLeft) + xLerp (bottomRight - topRight),
+imageGradX = (1 - yLerp)(topRight - topLeft) + yLerp (bottomRight - bottomLeft), both times the InputGradientTensor
+element g; then ROI[0] += imageGradX (inputWidth - ox), ROI[1] += imageGradY (inputHeight - oy), ROI[2] +=
+imageGradX ox, ROI[3] += imageGradY oy, (oy, ox) the element's position. Interpretations (decisions, not
+DirectML's answers):
 
-OutputROIGradientTensor is refused at compile time on every backend: the docs give it only as pseudo-code "assuming
-MinimumSamplesPerOutput == 1 and MaximumSamplesPerOutput == 1", which (a) is not the derivative of the forward
-(the coordinate of sample o moves by (OutputSize - o - 0.5) / OutputSize * SpatialScale per unit of x1, while
-the pseudo-code multiplies the image gradient by (inputWidth - o) and by o, with no scale, no pixel offsets and
-no division), so torch autograd cannot serve as its oracle; (b) names an "inputWidth" that may be InputTensor's
-width or InputGradientTensor's; (c) reads InputTensor at floor and ceil (an integer coordinate gives a zero image
-gradient) with no rule for out-of-bounds samples, NEAREST, MAX or other sample counts; and no vector settles any of
-it.
+* inputWidth / inputHeight are InputGradientTensor's width and height (OutputWidth / OutputHeight of the forward):
+  in the formula they pair with the InputGradient coordinate ox, so (inputWidth - ox) and ox are the (unnormalised)
+  weights of x1 and x2 across the pooled width; InputTensor's width would make the two weights unrelated to it.
+  No SpatialScale, pixel offsets or division is applied: the page has none.
+* The samples are the forward ROI_ALIGN1's, as dmlops/ops/_roi.py computes them (n per axis from the ROI,
+  MinimumSamplesPerOutput / MaximumSamplesPerOutput, AlignRegionsToCorners, the offsets), also where the page's
+  "assuming MinimumSamplesPerOutput == 1 and MaximumSamplesPerOutput == 1" does not hold: with several samples per
+  output, each contributing sample adds its own term with the whole InputGradientTensor element as its
+  inputGradientWeight (the pseudo-code's one weight per contributing sample; it is not divided by n as the
+  OutputGradientTensor path divides it for AVERAGE).
+* Out-of-bounds samples: a sample the forward reads from the input (LINEAR: inside [-1, InputSize] on both axes;
+  NEAREST_NEIGHBOR: the rounded index inside [0, InputSize - 1]) contributes, its coordinate clamped to
+  [0, InputSize - 1] on each axis as the forward's LINEAR mode clamps it (so on a clamped axis floor = ceil and that
+  image gradient is 0); a sample that reads OutOfBoundsInputValue (a constant) contributes nothing.
+* An integer coordinate gives floor = ceil, so its image gradient across that axis is 0 (the page's floor/ceil, not
+  the forward's floor/floor + 1).
+* MAX: only the sample the forward picked (the first in the docs' loop order holding the maximum, as for
+  OutputGradientTensor) contributes; when that sample is outside the input, nothing does.
+* NEAREST_NEIGHBOR: the same formula on the unrounded sample coordinate (the page gives only one formula).
+* Channels: every channel's elements contribute to the same four sums.
+
+Summation order is the lowering's (per output: a sum over channels and samples; then a MatMul with the four weight
+columns over the outputs), not the page's loop order, so backends agree to float32 rounding only.
+
+No DirectML vector covers ROI_ALIGN_GRAD: the docs' example, torch autograd of dmlops's torch ROI_ALIGN1 lowering
+(OutputGradientTensor) and a NumPy loop transcribed from the page's pseudo-code (OutputROIGradientTensor) in
+tests/test_oracle_roi.py are the oracles.
 
 Shape rules the descriptor file cannot express:
 
@@ -39,7 +67,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import DmlOpsError, Problem
+from ..errors import Problem
 from ..sample import Sample, td
 from ..validation import shape_problem, tensor
 from . import _roi
@@ -79,15 +107,6 @@ def check(desc, level) -> list[Problem]:
     return out
 
 
-def _refuse_roi_gradient(desc, backend):
-    if desc.output_roi_gradient_tensor is not None:
-        raise DmlOpsError(
-            f"ROI_ALIGN_GRAD.OutputROIGradientTensor is not supported by dmlops ({backend}): the docs define it only "
-            "by pseudo-code for MinimumSamplesPerOutput == MaximumSamplesPerOutput == 1 that is not the derivative "
-            "of ROI_ALIGN1 and leaves inputWidth, offsets, scales and out-of-bounds samples open, and no DirectML "
-            "vector shows it; supply OutputGradientTensor only.")
-
-
 def _x_sizes(desc):
     t = desc.output_gradient_tensor if desc.output_gradient_tensor is not None else desc.input_tensor
     return list(t.sizes)
@@ -95,14 +114,20 @@ def _x_sizes(desc):
 
 def _run(kind, desc, x, *args):
     A, rois, batch = _roi.inputs(kind, x, "BatchIndicesTensor", *args)
-    y = _roi.align_input_gradient(A, desc, x["InputTensor"], rois, batch, x["InputGradientTensor"], _x_sizes(desc),
-                                  list(desc.input_gradient_tensor.sizes[2:]), _roi.num_rois(desc))
-    return {"OutputGradientTensor": y}
+    r, out_hw = _roi.num_rois(desc), list(desc.input_gradient_tensor.sizes[2:])
+    out = {}
+    if desc.output_gradient_tensor is not None:
+        out["OutputGradientTensor"] = _roi.align_input_gradient(A, desc, x["InputTensor"], rois, batch,
+                                                                x["InputGradientTensor"], _x_sizes(desc), out_hw, r)
+    if desc.output_roi_gradient_tensor is not None:
+        y = _roi.align_roi_gradient(A, desc, x["InputTensor"], rois, batch, x["InputGradientTensor"], _x_sizes(desc),
+                                    out_hw, r)
+        out["OutputROIGradientTensor"] = A.reshape(y, list(desc.output_roi_gradient_tensor.sizes))
+    return out
 
 
 def reference(desc, x):
-    """The shares of dmlops/ops/_roi.py in NumPy float32."""
-    _refuse_roi_gradient(desc, "reference")
+    """The shares and the ROI gradient of dmlops/ops/_roi.py in NumPy float32."""
     f = lambda v: None if v is None else np.asarray(v, np.float32)  # noqa: E731
     return _run("reference", desc, dict(x, InputTensor=f(x["InputTensor"]),
                                         InputGradientTensor=f(x["InputGradientTensor"])))
@@ -110,14 +135,12 @@ def reference(desc, x):
 
 def to_onnx(desc, g, x):
     """In-graph sampling as ROI_ALIGN1, shares by Equal one-hot matrices and MatMul (no scatter-add kernel is
-    registered by the DirectML provider at opset 18)."""
-    _refuse_roi_gradient(desc, "onnxruntime")
+    registered by the DirectML provider at opset 18); the ROI gradient by GatherElements, ReduceSum and MatMul."""
     return _run("onnx", desc, x, g)
 
 
 def to_torch(desc, torch, x):
-    """The same with torch ops (matmul of one-hot matrices)."""
-    _refuse_roi_gradient(desc, "torch")
+    """The same with torch ops (matmul of one-hot matrices; gather, sum and matmul for the ROI gradient)."""
     f = lambda v: None if v is None else v.to(torch.float32)  # noqa: E731
     gr = f(x["InputGradientTensor"])
     return _run("torch", desc, dict(x, InputTensor=f(x["InputTensor"]), InputGradientTensor=gr), torch, gr.device)
@@ -125,23 +148,25 @@ def to_torch(desc, torch, x):
 
 # ----------------------------------------------------------------------------------------------- samples
 def make(in_sizes, num, out_hw, reduction="AVERAGE", mode="LINEAR", low=1, high=1, scale=(1.0, 1.0),
-         with_input=True, ipo=0.5, opo=-0.5, corners=False, roi_gradient=False):
+         with_input=True, ipo=0.5, opo=-0.5, corners=False, roi_gradient=False, output_gradient=True, roi_dims=4):
     from ..descs import RoiAlignGrad
 
+    roi_sizes = [1] * (roi_dims - 2) + [num, 4]
     return RoiAlignGrad(
         input_tensor=td("FLOAT32", in_sizes) if with_input else None,
         input_gradient_tensor=td("FLOAT32", [num, in_sizes[1]] + list(out_hw)),
-        roi_tensor=td("FLOAT32", [1, 1, num, 4]), batch_indices_tensor=td("UINT32", [1, 1, 1, num]),
-        output_gradient_tensor=td("FLOAT32", in_sizes),
-        output_roi_gradient_tensor=td("FLOAT32", [1, 1, num, 4]) if roi_gradient else None,
+        roi_tensor=td("FLOAT32", roi_sizes), batch_indices_tensor=td("UINT32", [1, 1, 1, num]),
+        output_gradient_tensor=td("FLOAT32", in_sizes) if output_gradient else None,
+        output_roi_gradient_tensor=td("FLOAT32", roi_sizes) if roi_gradient else None,
         reduction_function=reduction, interpolation_mode=mode, spatial_scale_x=scale[0], spatial_scale_y=scale[1],
         input_pixel_offset=ipo, output_pixel_offset=opo,
         minimum_samples_per_output=low, maximum_samples_per_output=high, align_regions_to_corners=corners)
 
 
-def inputs(image, grad, rois, batch):
+def inputs(image, grad, rois, batch, roi_dims=4):
     rois = np.asarray(rois, np.float32)
-    out = {"InputGradientTensor": np.asarray(grad, np.float32), "ROITensor": rois.reshape(1, 1, -1, 4),
+    out = {"InputGradientTensor": np.asarray(grad, np.float32),
+           "ROITensor": rois.reshape([1] * (roi_dims - 2) + [-1, 4]),
            "BatchIndicesTensor": np.asarray(batch, np.uint32).reshape(1, 1, 1, -1)}
     if image is not None:
         out["InputTensor"] = np.asarray(image, np.float32)
@@ -180,12 +205,41 @@ def _samples():
         Sample("max_linear_by_hand", make([1, 1, 2, 2], 1, [1, 1], "MAX", high=4),
                inputs(square, np.array([2.5], f32).reshape(1, 1, 1, 1), [[0, 0, 2, 2]], [0]),
                {"OutputGradientTensor": np.array([[[[0, 0], [0, 2.5]]]], f32)}, **exact),
+        # OutputROIGradientTensor, the page's pseudo-code (module docstring), on a 2 x 3 input [[1, 2, 4], [3, 5, 9]],
+        # output 1 x 2 (inputWidth 2, inputHeight 1), gradients [2, 4]. ROI [0.5, 0.5, 2.5, 1.5]: one sample per
+        # output at y = 0.5, x = 0.5 and 1.5 ((o + 0.5) * 1 + 0.5 - 0.5).
+        # o = 0: corners 1, 2 / 3, 5: gradY = .5 (3 - 1) + .5 (5 - 2) = 2.5, gradX = .5 (2 - 1) + .5 (5 - 3) = 1.5;
+        #   times 2: 5, 3. ROI += [3 (2 - 0), 5 (1 - 0), 3 * 0, 5 * 0] = [6, 5, 0, 0].
+        # o = 1: corners 2, 4 / 5, 9: gradY = .5 * 3 + .5 * 5 = 4, gradX = .5 * 2 + .5 * 4 = 3; times 4: 16, 12.
+        #   ROI += [12 (2 - 1), 16 (1 - 0), 12 * 1, 16 * 0] = [12, 16, 12, 0]. Total [18, 21, 12, 0].
+        # ROI [5, 5, 7, 6]: every sample (y = 5) lies outside [-1, 2]: [0, 0, 0, 0]. ROITensor {NumROIs, 4}.
+        Sample("roi_gradient_by_hand_x", make([1, 1, 2, 3], 2, [1, 2], roi_gradient=True, output_gradient=False,
+                                              roi_dims=2),
+               inputs(np.array([[1, 2, 4], [3, 5, 9]], f32).reshape(1, 1, 2, 3), np.array([2, 4, 0, 0], f32)
+                      .reshape(2, 1, 1, 2), [[0.5, 0.5, 2.5, 1.5], [5, 5, 7, 6]], [0, 0], roi_dims=2),
+               {"OutputROIGradientTensor": np.array([[18, 21, 12, 0], [0, 0, 0, 0]], f32)}, **exact),
+        # The same transposed (3 x 2 input [[1, 3], [2, 5], [4, 9]], output 2 x 1, ROI [0.5, 0.5, 1.5, 2.5]):
+        # o = 0 at (0.5, 0.5): gradY = .5 (2 - 1) + .5 (5 - 3) = 1.5, gradX = .5 (3 - 1) + .5 (5 - 2) = 2.5; times 2:
+        #   3, 5. ROI += [5 (1 - 0), 3 (2 - 0), 0, 0] = [5, 6, 0, 0].
+        # o = 1 at (1.5, 0.5): corners 2, 5 / 4, 9: gradY = .5 * 2 + .5 * 4 = 3, gradX = .5 * 3 + .5 * 5 = 4; times 4:
+        #   12, 16. ROI += [16 (1 - 0), 12 (2 - 1), 16 * 0, 12 * 1] = [16, 12, 0, 12]. Total [21, 18, 0, 12].
+        # OutputGradientTensor: each sample splits its gradient in quarters over its four corners: 2 / 4 to rows
+        # 0 and 1, 4 / 4 to rows 1 and 2.
+        Sample("roi_gradient_by_hand_y", make([1, 1, 3, 2], 1, [2, 1], roi_gradient=True),
+               inputs(np.array([[1, 3], [2, 5], [4, 9]], f32).reshape(1, 1, 3, 2),
+                      np.array([2, 4], f32).reshape(1, 1, 2, 1), [[0.5, 0.5, 1.5, 2.5]], [0]),
+               {"OutputGradientTensor": np.array([[0.5, 0.5], [1.5, 1.5], [1, 1]], f32).reshape(1, 1, 3, 2),
+                "OutputROIGradientTensor": np.array([21, 18, 0, 12], f32).reshape(1, 1, 1, 4)}, **exact),
     ]
     for reduction, mode in (("AVERAGE", "LINEAR"), ("MAX", "LINEAR"), ("AVERAGE", "NEAREST_NEIGHBOR"),
                             ("MAX", "NEAREST_NEIGHBOR")):
         out.append(Sample(f"random_{reduction.lower()}_{mode.lower()}",
-                          make([2, 3, 6, 5], 4, [2, 3], reduction, mode, high=3, scale=(1.0, 0.9)),
+                          make([2, 3, 6, 5], 4, [2, 3], reduction, mode, high=3, scale=(1.0, 0.9), roi_gradient=True),
                           inputs(image, grad, rois, [0, 1, 0, 1])))
+    out.append(Sample("random_corners_roi_gradient_only",
+                      make([2, 3, 6, 5], 4, [2, 3], low=2, high=2, corners=True, roi_gradient=True,
+                           output_gradient=False, roi_dims=3),
+                      inputs(image, grad, rois, [1, 0, 0, 1], roi_dims=3)))
     return out
 
 
