@@ -6,13 +6,16 @@ One operator is ``{"type": "DML_OPERATOR_GRU", "desc": {"InputTensor": {"DataTyp
 may be omitted; count members (``ActivationDescCount``) may be omitted and are checked when given.
 Nested operator descs are ``{"Type": "DML_OPERATOR_ACTIVATION_ELU", "Desc": {"Alpha": 0.5}}`` or, as
 DxDispatch also accepts, ``{"Type": "ACTIVATION_ELU", "Alpha": 0.5}``. A whole DxDispatch model
-file with a single DML dispatchable is accepted too.
+file with a single DML dispatchable is accepted too. As DxDispatch's parser reads them: a tensor may be written
+in DML_TENSOR_DESC's long form ``{"Type": "DML_TENSOR_TYPE_BUFFER", "Desc": {"DataType": ..., "Sizes": ...}}``,
+``"TotalTensorSizeInBytes": 0`` means "compute it", and text may hold // and /* */ comments and trailing commas.
 
 Every error is a DescriptorError whose path is the JSON path of the offending value (``$.desc.Direction``).
 """
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from . import schema as _schema
@@ -93,11 +96,24 @@ def loads(text: str, source: str = "$") -> OperatorDesc:
     return from_json(_parse(text, source))
 
 
+# DxDispatch reads its models with rapidjson's kParseCommentsFlag and kParseTrailingCommasFlag: // and /* */ comments
+# and a comma before } or ] are allowed. Strings are matched first so that nothing inside one is touched.
+_COMMENTS = re.compile(r'"(?:\\.|[^"\\])*"|//[^\n]*|/\*.*?\*/', re.S)
+_TRAILING_COMMAS = re.compile(r'"(?:\\.|[^"\\])*"|,(?=\s*[}\]])')
+
+
+def _blank(match) -> str:
+    """A comment or trailing comma as spaces (newlines kept, so error positions stay right); a string as itself."""
+    text = match.group(0)
+    return text if text.startswith('"') else re.sub(r"[^\n]", " ", text)
+
+
 def _parse(text: str, source: str):
-    """json.loads, every failure a DescriptorError naming ``source`` (malformed text, nesting deeper than Python's
-    recursion allows, integers longer than Python converts)."""
+    """json.loads of DxDispatch's JSON (comments and trailing commas allowed), every failure a DescriptorError
+    naming ``source`` (malformed text, nesting deeper than Python's recursion allows, integers longer than Python
+    converts)."""
     try:
-        return json.loads(text)
+        return json.loads(_TRAILING_COMMAS.sub(_blank, _COMMENTS.sub(_blank, text)))
     except json.JSONDecodeError as e:
         raise DescriptorError(source, f"malformed JSON at line {e.lineno}, column {e.colno}: {e.msg}.") from None
     except RecursionError:
@@ -248,6 +264,11 @@ def _nested_operator(value, path: str) -> OperatorDesc:
 
 
 def _tensor(value, path: str) -> TensorDesc:
+    if isinstance(value, dict) and "Desc" in value:  # DML_TENSOR_DESC's long form: {"Type": ..., "Desc": {...}}
+        outer = _object(value, path, ("Type", "Desc"))
+        if "Type" in outer and outer["Type"] not in ("BUFFER", "DML_TENSOR_TYPE_BUFFER"):
+            raise DescriptorError(f"{path}.Type", f"only DML_TENSOR_TYPE_BUFFER tensors exist; got {outer['Type']!r}.")
+        value, path = outer["Desc"], f"{path}.Desc"
     obj = _object(value, path, _TENSOR_KEYS)
     for k in ("DataType", "Sizes"):
         if k not in obj:
@@ -265,6 +286,7 @@ def _tensor(value, path: str) -> TensorDesc:
     flags = TensorFlags.parse(obj.get("Flags", 0), f"{path}.Flags")
     total = obj.get("TotalTensorSizeInBytes")
     total = None if total is None else _integer(total, f"{path}.TotalTensorSizeInBytes")
+    total = total or None  # 0 means "compute it" (DxDispatch: DMLCalcBufferTensorSize)
     align = _integer(obj.get("GuaranteedBaseOffsetAlignment", 0), f"{path}.GuaranteedBaseOffsetAlignment")
     try:
         return TensorDesc(data_type, sizes, strides, flags, total, align)
