@@ -103,9 +103,18 @@ _TRAILING_COMMAS = re.compile(r'"(?:\\.|[^"\\])*"|,(?=\s*[}\]])')
 
 
 def _blank(match) -> str:
-    """A comment or trailing comma as spaces (newlines kept, so error positions stay right); a string as itself."""
+    """A comment or trailing comma as spaces (newlines kept, so error positions stay right); a string as itself, and
+    a comma that follows no value (``{,}``) too, for json.loads to report."""
     text = match.group(0)
-    return text if text.startswith('"') else re.sub(r"[^\n]", " ", text)
+    if text.startswith('"'):
+        return text
+    if text == ",":
+        i = match.start() - 1
+        while i >= 0 and match.string[i].isspace():
+            i -= 1
+        if i < 0 or match.string[i] in "{[,:":
+            return text
+    return re.sub(r"[^\n]", " ", text)
 
 
 def _parse(text: str, source: str):
