@@ -1,6 +1,8 @@
-"""Loads the packaged operator descriptors (dmlops/descriptors/*.json) into OpSchema objects.
+"""Loads the operator descriptors (descriptors/*.json) into OpSchema objects.
 
-The JSON files are the source of truth; everything here is read-only and cached.
+The JSON files are the source of truth; everything here is read-only and cached. In a checkout they live in the
+top-level ``descriptors/`` folder; the wheel ships them as ``dmlops/descriptors/`` (pyproject.toml maps the one to
+the other), and :func:`descriptor_folder` finds whichever this installation has.
 """
 from __future__ import annotations
 
@@ -9,9 +11,15 @@ import json
 import re
 from dataclasses import dataclass
 from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .errors import DescriptorError
+from .errors import DescriptorError, DmlOpsError
 from .types import FeatureLevel
+
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable  # Python 3.11+; only read by type checkers
+
 
 def ranks_text(counts) -> str:
     """Dimension counts the way the docs write them: "4", "1 to 8", "4, 5, 8"."""
@@ -168,9 +176,26 @@ def _from_json(d: dict) -> OpSchema:
     )
 
 
-def descriptor_files():
-    """The packaged descriptor files (Traversable objects), one per operator, sorted by name."""
-    folder = resources.files("dmlops") / "descriptors"
+@functools.cache
+def descriptor_folder() -> Traversable:
+    """The folder holding the descriptor JSON files and ``_enums.json``.
+
+    An installed wheel has them as ``dmlops/descriptors/``; a source checkout (run in place, or installed with
+    ``pip install -e .``) has them in its top-level ``descriptors/`` folder, next to ``dmlops/``.
+    """
+    packaged = resources.files("dmlops") / "descriptors"
+    if packaged.joinpath("_enums.json").is_file():
+        return packaged
+    checkout = Path(__file__).resolve().parent.parent / "descriptors"
+    if (checkout / "_enums.json").is_file():
+        return checkout
+    raise DmlOpsError(f"dmlops cannot find its operator descriptors: neither {packaged} (an installed wheel) "
+                      f"nor {checkout} (a source checkout) holds _enums.json; reinstall dmlops.")
+
+
+def descriptor_files() -> list[Traversable]:
+    """The descriptor files (Traversable objects), one per operator, sorted by name."""
+    folder = descriptor_folder()
     return sorted((p for p in folder.iterdir() if p.name.endswith(".json") and not p.name.startswith("_")),
                   key=lambda p: p.name)
 
@@ -184,8 +209,8 @@ def all_schemas() -> dict[str, OpSchema]:
 
 @functools.cache
 def enums_data() -> dict:
-    """The packaged _enums.json."""
-    return json.loads((resources.files("dmlops") / "descriptors" / "_enums.json").read_text(encoding="utf-8"))
+    """The descriptors' _enums.json."""
+    return json.loads(descriptor_folder().joinpath("_enums.json").read_text(encoding="utf-8"))
 
 
 def operator_name(value: str) -> str:

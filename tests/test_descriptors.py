@@ -10,7 +10,7 @@ from dmlops.enums import ENUMS
 from dmlops.types import DataType, FeatureLevel, TensorFlags
 
 ROOT = Path(__file__).resolve().parent.parent
-FOLDER = ROOT / "dmlops" / "descriptors"
+FOLDER = ROOT / "descriptors"
 REFERENCE = ROOT.parent / "shared" / "reference"
 FILES = sorted(p for p in FOLDER.glob("*.json") if not p.name.startswith("_"))
 

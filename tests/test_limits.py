@@ -14,7 +14,7 @@ from dmlops import schema as S
 
 from . import factory
 
-FOLDER = Path(__file__).resolve().parent.parent / "dmlops" / "descriptors"
+FOLDER = Path(__file__).resolve().parent.parent / "descriptors"
 RAW = {p.stem.upper(): json.loads(p.read_text()) for p in FOLDER.glob("[a-z]*.json")}
 LATEST = "DML_FEATURE_LEVEL_6_4"
 CASES = [(op, i) for op in sorted(RAW) for i in range(len(RAW[op]["support"]))]

@@ -1,9 +1,9 @@
-"""Build dmlops/descriptors/ from the DirectML reference data in ../shared/reference.
+"""Build descriptors/ from the DirectML reference data in ../shared/reference.
 
     python -m tools.build_descriptors [--reference DIR] [--out DIR]
 
 This is the one-time import that created the descriptor files. After it, the files in
-dmlops/descriptors/ are the project's source of truth and are edited by hand; every place where a
+descriptors/ are the project's source of truth and are edited by hand; every place where a
 file deliberately differs from what `derive()` produces is listed in that file's "deviations", with
 the reason. tests/test_descriptors.py re-derives from the reference (when the folder exists) and
 checks that every difference is such a recorded deviation.
@@ -21,7 +21,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_REFERENCE = ROOT.parent / "shared" / "reference"
-DEFAULT_OUT = ROOT / "dmlops" / "descriptors"
+DEFAULT_OUT = ROOT / "descriptors"
 DOCS_BASE = "https://learn.microsoft.com/windows/win32/api/directml/"
 
 # FOLD and UNFOLD (FL 6.4) share their docs' gaps, so they share the decisions.
