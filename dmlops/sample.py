@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from typing import TypedDict
 
 import numpy as np
 
@@ -32,9 +33,21 @@ class Sample:
     extra: dict = field(default_factory=dict)
 
 
+class SampleOptions(TypedDict, total=False):
+    """Sample's tolerance fields, for a shared ``**options`` (``EXACT: SampleOptions = dict(atol=0, ...)``)."""
+
+    atol: float
+    rtol: float
+    why: str
+    float16_atol: float
+    float16_rtol: float
+    float16: bool
+
+
 def _swap(value, old: DataType, new: DataType):
     if isinstance(value, TensorDesc) and value.data_type == old:
-        return dataclasses.replace(value, data_type=new, total_tensor_size_in_bytes=None)
+        # None: recompute TotalTensorSizeInBytes (TensorDesc.__init__ takes None; mypy checks replace() against the field type)
+        return dataclasses.replace(value, data_type=new, total_tensor_size_in_bytes=None)  # type: ignore[arg-type]
     if isinstance(value, tuple) and value and isinstance(value[0], TensorDesc):
         return tuple(_swap(v, old, new) for v in value)
     return value

@@ -94,7 +94,7 @@ def logical_to_buffer(td: TensorDesc, logical: np.ndarray, path: str) -> np.ndar
     view = strided_view(td, buffer)
     view[...] = logical
     if not np.array_equal(view, logical, equal_nan=True):
-        raise DmlOpsError(f"{path}: Strides {list(td.strides)} make several elements share one buffer element, "
+        raise DmlOpsError(f"{path}: Strides {list(td.strides or td.packed_strides)} make several elements share one buffer element, "
                           "but the array's values there differ; pass the 1-D buffer instead.")
     return buffer
 
@@ -182,11 +182,12 @@ def permuted_layout(td: TensorDesc):
     to ``packed_shape`` (the non-broadcast dimensions, outermost stride first), ``perm`` transposes
     them back into Sizes order, ``kept_shape`` re-inserts size-1 broadcast dimensions before Expand.
     """
-    dims = [i for i, (s, st) in enumerate(zip(td.sizes, td.strides)) if s > 1 and st > 0]
-    order = sorted(dims, key=lambda i: -td.strides[i])
+    strides = td.packed_strides if td.strides is None else td.strides
+    dims = [i for i, (s, st) in enumerate(zip(td.sizes, strides)) if s > 1 and st > 0]
+    order = sorted(dims, key=lambda i: -strides[i])
     step = 1
     for i in reversed(order):
-        if td.strides[i] != step:
+        if strides[i] != step:
             return None
         step *= td.sizes[i]
     packed_shape = [td.sizes[i] for i in order] or [1]
@@ -198,7 +199,8 @@ def permuted_layout(td: TensorDesc):
 def gather_indices(td: TensorDesc) -> np.ndarray:
     """Buffer offsets of every logical element (shape Sizes), for a general strided read."""
     offsets = np.zeros(td.sizes, dtype=np.int64)
-    for axis, (size, stride) in enumerate(zip(td.sizes, td.strides)):
+    strides = td.packed_strides if td.strides is None else td.strides
+    for axis, (size, stride) in enumerate(zip(td.sizes, strides)):
         shape = [1] * len(td.sizes)
         shape[axis] = size
         offsets = offsets + (np.arange(size, dtype=np.int64) * stride).reshape(shape)

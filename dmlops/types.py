@@ -8,6 +8,7 @@ import enum
 import math
 import numbers
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from .errors import DescriptorError
@@ -74,12 +75,12 @@ class DmlFlags(enum.IntFlag):
                 result |= cls.__members__[name]
             else:
                 return result
-        allowed = ", ".join(m.name for m in cls.__members__.values())
+        allowed = ", ".join(cls.__members__)
         raise DescriptorError(path, f"{value!r} is not a {cls.dml_prefix().rstrip('_')} value (allowed: {allowed}).")
 
     def names(self) -> list[str]:
         """Short names of the set flags (``["NONE"]`` when none is set)."""
-        return [m.name for m in type(self) if m.value and m in self] or ["NONE"]
+        return [name for name, m in type(self).__members__.items() if m.value and m in self] or ["NONE"]
 
 
 class DataType(DmlEnum):
@@ -254,7 +255,9 @@ def _uint_tuple(values, path: str, what: str) -> tuple[int, ...]:
     return tuple(_uint(v, f"{path}[{i}]" if path else "", what) for i, v in enumerate(values))
 
 
-@dataclass(frozen=True)
+# init=False: the constructor takes more than the fields hold (a DataType by name, Sizes as any sequence,
+# TotalTensorSizeInBytes None = computed), and the fields have their normalized types.
+@dataclass(frozen=True, init=False)
 class TensorDesc:
     """DML_BUFFER_TENSOR_DESC (wrapped in a DML_TENSOR_DESC of type BUFFER).
 
@@ -264,25 +267,26 @@ class TensorDesc:
 
     data_type: DataType
     sizes: tuple[int, ...]
-    strides: tuple[int, ...] | None = None
-    flags: TensorFlags = TensorFlags.NONE
-    total_tensor_size_in_bytes: int | None = None
-    guaranteed_base_offset_alignment: int = 0
+    strides: tuple[int, ...] | None
+    flags: TensorFlags
+    total_tensor_size_in_bytes: int
+    guaranteed_base_offset_alignment: int
 
-    def __post_init__(self):
+    def __init__(self, data_type: DataType | str | int, sizes: Iterable[int], strides: Iterable[int] | None = None,
+                 flags: TensorFlags | str | int | Sequence[str] = TensorFlags.NONE,
+                 total_tensor_size_in_bytes: int | None = None, guaranteed_base_offset_alignment: int = 0) -> None:
         set_ = object.__setattr__
-        set_(self, "data_type", DataType.parse(self.data_type, "DataType"))
-        set_(self, "sizes", _uint_tuple(self.sizes, "Sizes", "Sizes"))
-        if self.strides is not None:
-            set_(self, "strides", _uint_tuple(self.strides, "Strides", "Strides"))
-        set_(self, "flags", TensorFlags.parse(self.flags, "Flags"))
+        set_(self, "data_type", DataType.parse(data_type, "DataType"))
+        set_(self, "sizes", _uint_tuple(sizes, "Sizes", "Sizes"))
+        set_(self, "strides", None if strides is None else _uint_tuple(strides, "Strides", "Strides"))
+        set_(self, "flags", TensorFlags.parse(flags, "Flags"))
         set_(self, "guaranteed_base_offset_alignment",
-             _uint(self.guaranteed_base_offset_alignment, "GuaranteedBaseOffsetAlignment", "GuaranteedBaseOffsetAlignment"))
-        if self.total_tensor_size_in_bytes is None:
+             _uint(guaranteed_base_offset_alignment, "GuaranteedBaseOffsetAlignment", "GuaranteedBaseOffsetAlignment"))
+        if total_tensor_size_in_bytes is None:
             set_(self, "total_tensor_size_in_bytes", self.minimum_size_in_bytes)
         else:
             set_(self, "total_tensor_size_in_bytes",
-                 _uint(self.total_tensor_size_in_bytes, "TotalTensorSizeInBytes", "TotalTensorSizeInBytes"))
+                 _uint(total_tensor_size_in_bytes, "TotalTensorSizeInBytes", "TotalTensorSizeInBytes"))
 
     @property
     def dimension_count(self) -> int:

@@ -251,13 +251,13 @@ def torch_grad(desc, torch, v, grad):
 def index_samples(cls_name: str) -> list:
     """MAX_POOLING1 / MAX_POOLING2 samples with OutputIndicesTensor, outputs computed by hand."""
     from .. import descs
-    from ..sample import Sample, td
+    from ..sample import Sample, SampleOptions, td
     from ._elementwise import INTEGERS, SIGNED, int_array
 
     cls = getattr(descs, cls_name)
     dilated = cls_name == "MaxPooling2"
     f32, lowest = np.float32, float(np.finfo(np.float32).min)
-    exact = dict(atol=0, rtol=0, why="a maximum and its index: exact", float16_atol=0, float16_rtol=0)
+    exact: SampleOptions = dict(atol=0, rtol=0, why="a maximum and its index: exact", float16_atol=0, float16_rtol=0)
 
     def make(data_type, in_sizes, out_sizes, window, strides=None, start=None, end=None, dilations=None,
              index_type="UINT32"):

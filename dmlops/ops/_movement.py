@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..enums import DepthSpaceOrder, PaddingMode
-from ..sample import Sample, td
+from ..sample import Sample, SampleOptions, td
 from . import _elementwise as ew
 
 _SAME_WIDTH_SIGNED = {"uint16": "int16", "uint32": "int32", "uint64": "int64"}
@@ -182,7 +182,7 @@ def block_torch(torch, desc, x, depth_to_space: bool):
 
 # ----------------------------------------------------------------------------------------------- block samples
 # Shared by the SAMPLES of DEPTH_TO_SPACE(1) and SPACE_TO_DEPTH(1).
-EXACT = dict(atol=0, rtol=0, float16_atol=0, float16_rtol=0, why="a rearrangement of input elements: exact")
+EXACT: SampleOptions = dict(atol=0, rtol=0, float16_atol=0, float16_rtol=0, why="a rearrangement of input elements: exact")
 # The docs' examples (DEPTH_TO_SPACE1 and SPACE_TO_DEPTH1 pages, copied; the v0 pages show the DCR pair): a
 # {1, 8, 2, 3} depth tensor whose channel k holds 9k + 0 .. 9k + 5, and its {1, 2, 4, 6} space forms, BlockSize 2.
 DOCS_DEPTH = (9 * np.arange(8).reshape(8, 1) + np.arange(6)).astype(np.float32).reshape(1, 8, 2, 3)
@@ -217,5 +217,5 @@ def integer_samples(cls, depth_to_space, types, **order) -> list[Sample]:
         x, y = (depth, space) if depth_to_space else (space, depth)
         desc = block_desc(cls, t, list(x.shape), 2, depth_to_space, **order)
         out.append(Sample(f"int_{t.lower()}_extremes", desc, {"InputTensor": x}, {"OutputTensor": y},
-                          **dict(EXACT, why="integers are copied bit for bit")))
+                          **(EXACT | {"why": "integers are copied bit for bit"})))
     return out

@@ -174,9 +174,9 @@ def top_k_torch(desc, torch, x, largest: bool) -> dict:
 
 def top_k_samples(cls, with_direction: bool) -> list:
     """SAMPLES of TOP_K (``with_direction`` False: always the largest) and TOP_K1."""
-    from ..sample import Sample, td
+    from ..sample import Sample, SampleOptions, td
 
-    exact = dict(atol=0, rtol=0, why="selection is exact")
+    exact: SampleOptions = dict(atol=0, rtol=0, why="selection is exact")
 
     def desc(sizes, axis, k, largest=True, data_type="FLOAT32", index_type="UINT32", strides=None):
         out = list(sizes)

@@ -90,7 +90,7 @@ def _integer_samples() -> list[Sample]:
         out.append(Sample(f"int_{t.lower()}_extremes", _join(t, [[1, 1, 1, 2], [1, 1, 1, 3]], 3),
                           _inputs(ew.int_array(a, t), ew.int_array(b, t)),
                           {"OutputTensor": ew.int_array([[[[lo, 1, hi, 0, lo + 1]]]], t)},
-                          **dict(EXACT, why="integers are copied bit for bit")))
+                          **(EXACT | {"why": "integers are copied bit for bit"})))
     return out
 
 

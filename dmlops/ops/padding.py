@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import Problem
-from ..sample import Sample, td
+from ..sample import Sample, SampleOptions, td
 from . import _elementwise as ew
 from . import _layout as L
 from . import _movement as M
@@ -78,7 +78,7 @@ def to_torch(desc, torch, x):
 
 
 # ----------------------------------------------------------------------------------------------- samples
-EXACT = dict(atol=0, rtol=0, float16_atol=0, float16_rtol=0, why="padding copies elements: exact")
+EXACT: SampleOptions = dict(atol=0, rtol=0, float16_atol=0, float16_rtol=0, why="padding copies elements: exact")
 DOCS_INPUT = np.array([[[[1, 2, 3, 4], [5, 6, 7, 8], [1, 2, 3, 4], [5, 6, 7, 8]]]], np.float32)
 DOCS_START, DOCS_END = (0, 0, 1, 2), (0, 0, 3, 4)
 # The docs' outputs (PADDING and PADDING1 pages, examples 1 to 4), copied from the pages.
@@ -112,12 +112,12 @@ def _integer_samples() -> list[Sample]:
         # CONSTANT, start 1, end 2: 10 [lo hi 1] 10 10.
         out.append(Sample(f"int_{t.lower()}_constant_10_6", _padding(t, [3], "CONSTANT", 10.6, [1], [2]),
                           {"InputTensor": x}, {"OutputTensor": ew.int_array([10, lo, hi, 1, 10, 10], t)},
-                          **dict(EXACT, why="integers are copied bit for bit")))
+                          **(EXACT | {"why": "integers are copied bit for bit"})))
         # SYMMETRIC, start 2, end 4 (more than the size 3): indices 1 0 | 0 1 2 | 2 1 0 0.
         out.append(Sample(f"int_{t.lower()}_symmetric", _padding(t, [3], "SYMMETRIC", 0, [2], [4]),
                           {"InputTensor": x},
                           {"OutputTensor": ew.int_array([hi, lo, lo, hi, 1, 1, hi, lo, lo], t)},
-                          **dict(EXACT, why="integers are copied bit for bit")))
+                          **(EXACT | {"why": "integers are copied bit for bit"})))
     return out
 
 

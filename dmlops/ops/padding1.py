@@ -67,11 +67,11 @@ def _integer_samples() -> list[Sample]:
         x = ew.int_array([hi - 1, lo + 1, 0], t)
         out.append(Sample(f"int_{t.lower()}_constant_extreme", _padding1(t, [3], "CONSTANT", pad, [2], [1]),
                           {"InputTensor": x}, {"OutputTensor": ew.int_array([pad, pad, hi - 1, lo + 1, 0, pad], t)},
-                          **dict(P.EXACT, why="integers are copied bit for bit")))
+                          **(P.EXACT | {"why": "integers are copied bit for bit"})))
         # WRAP, start 1, end 4: j mod 3 for j = -1..5 reads 2 | 0 1 2 | 0 1 2.
         out.append(Sample(f"int_{t.lower()}_wrap", _padding1(t, [3], "WRAP", 0, [1], [3]), {"InputTensor": x},
                           {"OutputTensor": ew.int_array([0, hi - 1, lo + 1, 0, hi - 1, lo + 1, 0], t)},
-                          **dict(P.EXACT, why="integers are copied bit for bit")))
+                          **(P.EXACT | {"why": "integers are copied bit for bit"})))
     return out
 
 

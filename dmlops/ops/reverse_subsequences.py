@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import Problem
-from ..sample import Sample, td
+from ..sample import Sample, SampleOptions, td
 from . import _elementwise as ew
 from . import _layout as L
 from . import _movement as M
@@ -87,7 +87,7 @@ def to_torch(desc, torch, x):
 
 
 # ----------------------------------------------------------------------------------------------- samples
-EXACT = dict(atol=0, rtol=0, float16_atol=0, float16_rtol=0, why="a rearrangement of input elements: exact")
+EXACT: SampleOptions = dict(atol=0, rtol=0, float16_atol=0, float16_rtol=0, why="a rearrangement of input elements: exact")
 DOCS_INPUT = np.arange(1, 13, dtype=np.float32).reshape(1, 1, 3, 4)  # the docs' examples' input
 
 
@@ -110,7 +110,7 @@ def _integer_samples() -> list[Sample]:
         out.append(Sample(f"int_{t.lower()}_extremes", _reverse(t, [2, 4], 1),
                           {"InputTensor": x, "SequenceLengthsTensor": np.array([[3], [4]], np.uint32)},
                           {"OutputTensor": ew.int_array([[0, hi, lo, 1], [lo, hi, 0, 1]], t)},
-                          **dict(EXACT, why="integers are copied bit for bit")))
+                          **(EXACT | {"why": "integers are copied bit for bit"})))
     return out
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import Problem
-from ..sample import Sample, td
+from ..sample import Sample, SampleOptions, td
 from ..validation import tensor
 from . import _elementwise as ew
 from ._layout import count_problems
@@ -125,7 +125,7 @@ def to_torch(desc, torch, x):
 
 
 # ----------------------------------------------------------------------------------------------- samples
-EXACT = dict(atol=0, rtol=0, float16_atol=0, float16_rtol=0, why="a copy of input elements: exact")
+EXACT: SampleOptions = dict(atol=0, rtol=0, float16_atol=0, float16_rtol=0, why="a copy of input elements: exact")
 DOCS_INPUT = np.arange(1, 17, dtype=np.float32).reshape(1, 1, 4, 4)  # the docs' examples' input
 
 
@@ -147,7 +147,7 @@ def _integer_samples() -> list[Sample]:
         desc = _slice(t, [1, 2, 2, 3], [0, 1, 0, 0], [1, 1, 2, 2], [1, 1, 1, 2])
         out.append(Sample(f"int_{t.lower()}_extremes", desc,
                           {"InputTensor": ew.int_array(values, t)}, {"OutputTensor": ew.int_array(want, t)},
-                          **dict(EXACT, why="integers are copied bit for bit")))
+                          **(EXACT | {"why": "integers are copied bit for bit"})))
     return out
 
 

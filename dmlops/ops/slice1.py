@@ -111,7 +111,7 @@ def _integer_samples() -> list[Sample]:
         out.append(Sample(f"int_{t.lower()}_reversed", desc,
                           {"InputTensor": ew.int_array([[[[1, 2, 3], [lo, 0, hi]]]], t)},
                           {"OutputTensor": ew.int_array([[[[hi, 0, lo]]]], t)},
-                          **dict(EXACT, why="integers are copied bit for bit")))
+                          **(EXACT | {"why": "integers are copied bit for bit"})))
     return out
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import Problem
-from ..sample import Sample, td
+from ..sample import Sample, SampleOptions, td
 from . import _elementwise as ew
 from . import _layout as L
 from . import _movement as M
@@ -73,7 +73,7 @@ def to_torch(desc, torch, x):
 
 
 # ----------------------------------------------------------------------------------------------- samples
-EXACT = dict(atol=0, rtol=0, float16_atol=0, float16_rtol=0, why="a copy of input elements: exact")
+EXACT: SampleOptions = dict(atol=0, rtol=0, float16_atol=0, float16_rtol=0, why="a copy of input elements: exact")
 
 
 def _split(data_type, in_sizes, parts, axis, in_strides=None):
@@ -99,7 +99,7 @@ def _integer_samples() -> list[Sample]:
         x = ew.int_array([[lo, hi, 0, lo + 1, hi - 1]], t)
         out.append(Sample(f"int_{t.lower()}_extremes", _split(t, [1, 5], [2, 3], 1), {"InputTensor": x},
                           _outs(ew.int_array([[lo, hi]], t), ew.int_array([[0, lo + 1, hi - 1]], t)),
-                          **dict(EXACT, why="integers are copied bit for bit")))
+                          **(EXACT | {"why": "integers are copied bit for bit"})))
     return out
 
 

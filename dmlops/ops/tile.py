@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import Problem
-from ..sample import Sample, td
+from ..sample import Sample, SampleOptions, td
 from . import _elementwise as ew
 from . import _layout as L
 from . import _movement as M
@@ -51,7 +51,7 @@ def to_torch(desc, torch, x):
 
 
 # ----------------------------------------------------------------------------------------------- samples
-EXACT = dict(atol=0, rtol=0, float16_atol=0, float16_rtol=0, why="copies of input elements: exact")
+EXACT: SampleOptions = dict(atol=0, rtol=0, float16_atol=0, float16_rtol=0, why="copies of input elements: exact")
 
 
 def _tile(data_type, in_sizes, repeats, in_strides=None):
@@ -69,7 +69,7 @@ def _integer_samples() -> list[Sample]:
         out.append(Sample(f"int_{t.lower()}_extremes", _tile(t, [1, 2], [1, 3]),
                           {"InputTensor": ew.int_array([[lo, hi]], t)},
                           {"OutputTensor": ew.int_array([[lo, hi, lo, hi, lo, hi]], t)},
-                          **dict(EXACT, why="integers are copied bit for bit")))
+                          **(EXACT | {"why": "integers are copied bit for bit"})))
     return out
 
 
