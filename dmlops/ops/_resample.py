@@ -42,6 +42,7 @@ unverified), summed in increasing input index.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -80,8 +81,10 @@ def source(size_out: int, scale: float, in_offset: float, out_offset: float, kin
 
 def nearest_index(x: np.ndarray, size_in: int, rounding: str) -> np.ndarray:
     """int64 indices: ``rounding`` "half_up" (floor(x + 0.5)), "ceil" or "floor", clamped to the tensor."""
+    rounders: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+        "half_up": lambda v: np.floor(v + F32(0.5)), "ceil": np.ceil, "floor": np.floor}
     with np.errstate(all="ignore"):
-        r = {"half_up": lambda v: np.floor(v + F32(0.5)), "ceil": np.ceil, "floor": np.floor}[rounding](x)
+        r = rounders[rounding](x)
     return np.clip(np.nan_to_num(r, nan=0.0), 0, size_in - 1).astype(np.int64)
 
 
@@ -171,16 +174,20 @@ def reference_forward(axes: list[Axis], x: np.ndarray) -> np.ndarray:
     with np.errstate(all="ignore"):
         for d, a in enumerate(axes):
             if a.kind == "gather":
+                assert a.index is not None
                 v = np.take(v, a.index, axis=d)
             elif a.kind == "lerp":
+                assert a.index is not None and a.index1 is not None and a.t is not None
                 lo, hi = np.take(v, a.index, axis=d), np.take(v, a.index1, axis=d)
                 v = lo + (hi - lo) * a.t.reshape(_shape(v.ndim, d, a.t))
             elif a.kind == "weights":
-                acc = None
+                assert a.index is not None and a.weight is not None
+                acc: np.ndarray | None = None
                 for k in range(a.index.shape[1]):
                     w = a.weight[:, k].reshape(_shape(v.ndim, d, a.weight[:, k]))
                     term = np.take(v, a.index[:, k], axis=d) * w
                     acc = term if acc is None else acc + term
+                assert acc is not None  # K >= 1 taps
                 v = acc
     return ew.convert(v, dtype) if v.dtype != dtype else v
 
@@ -196,16 +203,19 @@ def onnx_forward(axes: list[Axis], g, x: str) -> str:
         if a.kind == "gather":
             v = g.node("Gather", [v, g.const(a.index)], axis=d)
         elif a.kind == "lerp":
+            assert a.t is not None
             lo = g.node("Gather", [v, g.const(a.index)], axis=d)
             hi = g.node("Gather", [v, g.const(a.index1)], axis=d)
             t = g.const(a.t.reshape(_shape(ndim, d, a.t)))
             v = g.node("Add", [lo, g.node("Mul", [g.node("Sub", [hi, lo]), t])])
         elif a.kind == "weights":
-            acc = None
+            assert a.index is not None and a.weight is not None
+            acc: str | None = None
             for k in range(a.index.shape[1]):
                 w = g.const(a.weight[:, k].reshape(_shape(ndim, d, a.weight[:, k])))
                 term = g.node("Mul", [g.node("Gather", [v, g.const(a.index[:, k])], axis=d), w])
                 acc = term if acc is None else g.node("Add", [acc, term])
+            assert acc is not None  # K >= 1 taps
             v = acc
     return ew.onnx_convert(g, v, dtype) if g.dtype(v) != dtype else v
 
@@ -225,9 +235,11 @@ def torch_forward(axes: list[Axis], torch, x):
         if a.kind == "gather":
             v = v.index_select(d, idx(a.index))
         elif a.kind == "lerp":
+            assert a.t is not None
             lo, hi = v.index_select(d, idx(a.index)), v.index_select(d, idx(a.index1))
             v = lo + (hi - lo) * idx(a.t.reshape(_shape(v.dim(), d, a.t)))
         elif a.kind == "weights":
+            assert a.index is not None and a.weight is not None
             acc = None
             for k in range(a.index.shape[1]):
                 w = idx(a.weight[:, k].reshape(_shape(v.dim(), d, a.weight[:, k])))
@@ -264,7 +276,7 @@ def grad_axis(size_in: int, size_out: int, scale: float, in_offset: float, out_o
     offsets (0.5, -0.5), so "negated offsets" and "shifted by 1 - 1 / Scale" cannot be told apart: dmlops
     takes negated offsets. Forward taps of weight 0 (t = 0) are left out."""
     x = source(size_out, scale, in_offset, out_offset, "grad")
-    taps = [[] for _ in range(size_in)]
+    taps: list[list[tuple[int, np.float32]]] = [[] for _ in range(size_in)]
     if linear:
         i0, i1, t = linear_taps(x, size_in)
         for o in range(size_out):
@@ -300,12 +312,13 @@ def grad_terms(axes: list[GradAxis]):
     order, dimension 0 outermost): per dimension the index column (None: identity) and the weight tensor, the
     per-dimension weights multiplied in dimension order in float32 (None when all are 1)."""
     ndim = len(axes)
-    cols = [range(1) if a.identity else range(a.index.shape[1]) for a in axes]
+    # An identity axis has no index/weight table (grad_axis); testing the tables themselves lets mypy see it.
+    cols = [range(1) if a.index is None else range(a.index.shape[1]) for a in axes]
     for combo in itertools.product(*cols):
-        index = [None if a.identity else a.index[:, k] for a, k in zip(axes, combo)]
+        index = [None if a.index is None else a.index[:, k] for a, k in zip(axes, combo)]
         w = None
         for d, (a, k) in enumerate(zip(axes, combo)):
-            if a.identity or np.all(a.weight[:, k] == 1):
+            if a.weight is None or np.all(a.weight[:, k] == 1):
                 continue
             wd = a.weight[:, k].reshape([-1 if j == d else 1 for j in range(ndim)])
             w = wd if w is None else (w * wd).astype(F32)
@@ -317,7 +330,7 @@ def reference_grad(axes: list[GradAxis], gy: np.ndarray) -> np.ndarray:
     v = gy.astype(F32)
     pad = [(0, 0 if a.identity else 1) for a in axes]
     v = np.pad(v, pad)  # one zero at the end of every gathered dimension: the padding columns read it
-    acc = None
+    acc: np.ndarray | None = None
     with np.errstate(all="ignore"):
         for index, w in grad_terms(axes):
             term = v
@@ -327,6 +340,7 @@ def reference_grad(axes: list[GradAxis], gy: np.ndarray) -> np.ndarray:
             if w is not None:
                 term = term * w
             acc = term if acc is None else acc + term
+    assert acc is not None  # grad_terms yields at least one term
     return acc
 
 
@@ -341,7 +355,7 @@ def onnx_grad(axes: list[GradAxis], g, gy: str) -> str:
             zshape[d] = 1
             v = g.node("Concat", [v, g.const(np.zeros(zshape, dtype))], axis=d)
             shape[d] += 1
-    acc = None
+    acc: str | None = None
     for index, w in grad_terms(axes):
         term = v
         for d, i in enumerate(index):
@@ -350,6 +364,7 @@ def onnx_grad(axes: list[GradAxis], g, gy: str) -> str:
         if w is not None:
             term = g.node("Mul", [term, g.const(w.astype(dtype))])
         acc = term if acc is None else g.node("Add", [acc, term])
+    assert acc is not None  # grad_terms yields at least one term
     return acc
 
 
