@@ -196,12 +196,13 @@ def onnx_popcount(g, p: str, width: int) -> str:
     if unsigned.itemsize < 4:
         u = g.cast(u, np.uint32)
     table = g.const(_POPCOUNT)
-    count = None
+    count: str | None = None
     for k in range(width // 8):
         byte = u if k == 0 else g.node("BitShift", [u, g.scalar(8 * k, u)], direction="RIGHT")
         byte = g.node("BitwiseAnd", [byte, g.scalar(255, u)])
         c = g.node("Gather", [table, g.cast(byte, np.int64)], dtype=np.int32, axis=0)
         count = c if count is None else g.node("Add", [count, c])
+    assert count is not None  # width >= 8: at least one byte
     return count
 
 

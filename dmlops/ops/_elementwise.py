@@ -154,7 +154,7 @@ def float16_toward_zero(v) -> np.ndarray:
         return np.where(over, (bits - np.uint16(1)).view(np.float16), r)  # one step toward zero (sign-magnitude)
 
 
-def float_max(a: np.ndarray, b: np.ndarray, float16: bool = False) -> np.ndarray:
+def float_max(a: np.ndarray, b: np.ndarray | np.floating, float16: bool = False) -> np.ndarray:
     """DirectML's max of two float arrays (see the module docstring): the non-NaN operand; ``b`` when equal in
     FLOAT32, +0 over -0 in FLOAT16."""
     with np.errstate(invalid="ignore"):
@@ -164,7 +164,7 @@ def float_max(a: np.ndarray, b: np.ndarray, float16: bool = False) -> np.ndarray
     return r
 
 
-def float_min(a: np.ndarray, b: np.ndarray, float16: bool = False) -> np.ndarray:
+def float_min(a: np.ndarray, b: np.ndarray | np.floating, float16: bool = False) -> np.ndarray:
     """DirectML's min of two float arrays: the non-NaN operand; ``b`` when equal in FLOAT32, -0 under +0 in FLOAT16."""
     with np.errstate(invalid="ignore"):
         r = np.where((a < b) | np.isnan(b), a, b)

@@ -167,13 +167,14 @@ def onnx_matmul(g, a: str, za, b: str, zb, k: int) -> str:
     {1, 1} (or None) (module docstring)."""
     if is_wide(g.dtype(a)) or is_wide(g.dtype(b)):
         da, db = _onnx_bytes(g, a, za), _onnx_bytes(g, b, zb)
-        acc = None
+        acc: str | None = None
         for i in range(4):
             for j in range(4 - i):
                 term = g.node("MatMulInteger", [da[i], db[j]], dtype=np.int32)
                 if i + j:
                     term = g.node("Mul", [term, _i32(g, 256 ** (i + j))])
                 acc = term if acc is None else g.node("Add", [acc, term])
+        assert acc is not None  # 10 terms
         return acc
     y = g.node("MatMulInteger", [a, b], dtype=np.int32)
     za32 = None if za is None else g.cast(za, np.int32)

@@ -79,6 +79,7 @@ def mvn_onnx(desc, g, x, axes, use_mean: bool = True, use_variance: bool = True)
         var = onnx_reduce(g, "ReduceMean", g.node("Mul", [centered, centered]), axes)
     if f16:
         if use_mean:
+            assert mean is not None
             centered = g.node("Sub", [v, ew.onnx_float16_toward_zero(g, mean)])
         if use_variance:
             var = ew.onnx_float16_toward_zero(g, var)
@@ -147,10 +148,11 @@ def _sum_onnx(g, a: str, shape, axes, before: int, after: int) -> str:
         pads[axis], pads[rank + axis] = before, after
         p = g.node("Pad", [a, g.ints(pads), ew.onnx_const(g, 0, g.dtype(a))], mode="constant") if before or after \
             else a
-        total = None
+        total: str | None = None
         for k in range(before + after + 1):
             s = g.node("Slice", [p, g.ints([k]), g.ints([k + n]), g.ints([axis])])
             total = s if total is None else g.node("Add", [total, s])
+        assert total is not None  # at least one slice
         a = total
     return a
 

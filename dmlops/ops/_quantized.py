@@ -104,7 +104,7 @@ def matmul_sizes(desc, a_name: str = "ATensor", b_name: str = "BTensor", out_nam
     ATensor defines the leading dimensions, M and K; BTensor defines N. M or N is None where the
     tensor that defines it is absent or of a rank the tiers refuse (2 to 4 dimensions).
     """
-    out = []
+    out: list[Problem] = []
     a = sizes(tensor(desc, a_name))
     if a is None or len(a) not in MATRIX_LEADING:
         return out, None, None

@@ -29,13 +29,13 @@ def broadcast_problem(op: str, field: str, t: TensorDesc, target: list[int], tar
 
 def broadcast_problems(desc, names, source: str = "InputTensor") -> list[Problem]:
     """The broadcast rule against ``source`` for each tensor in ``names`` that is present and of its rank."""
-    out = []
+    out: list[Problem] = []
     target = sizes(tensor(desc, source))
     if not target:
         return out
     for name in names:
         t = tensor(desc, name)
-        if sizes(t, len(target)) is not None:
+        if t is not None and t.dimension_count == len(target):
             p = broadcast_problem(desc.OPERATOR_TYPE, name, t, target, source)
             if p:
                 out.append(p)

@@ -259,6 +259,7 @@ def reference(op: str, v: np.ndarray) -> np.ndarray:
     with np.errstate(all="ignore"):
         if fn.formula is not None:
             return fn.formula(_NumPy(), v.astype(np.float32))
+        assert fn.native is not None  # a Function has a formula or a native function
         y = fn.native["numpy"](v.astype(np.float64))
         return np.where(y == 0, 0.0, y) if fn.positive_zero else y
 
@@ -280,6 +281,7 @@ def torch_lowering(op: str, torch, v):
     fn = FUNCTIONS[op]
     if fn.formula is not None:
         return fn.formula(_Torch(torch, v), v)
+    assert fn.native is not None  # a Function has a formula or a native function
     y = getattr(torch, fn.native["torch"])(v)
     return torch.where(y == 0, torch.zeros_like(y), y) if fn.positive_zero else y
 
@@ -310,7 +312,7 @@ def desc(cls, sizes, strides=None, scale_bias=None):
 
 
 def samples(cls, name: str, x, y, why: str, atol: float, edges=None, scale_bias: ScaleBias | None = None,
-            scaled_x=None, scaled_y=None, rtol: float = 1e-6, grid=(-0.9, 0.9)) -> list[Sample]:
+            scaled_x=None, scaled_y=None, rtol: float = 1e-6, grid: tuple[float, float] = (-0.9, 0.9)) -> list[Sample]:
     """A hand-computed sample (``x`` -> ``y``, ``why`` says how), optionally a DirectML edge sample and a ScaleBias
     sample, and a strided (broadcast) sample over ``grid``."""
     x, y = np.asarray(x, np.float32), np.asarray(y, np.float32)
@@ -323,7 +325,7 @@ def samples(cls, name: str, x, y, why: str, atol: float, edges=None, scale_bias:
         sx, sy = np.asarray(scaled_x, np.float32), np.asarray(scaled_y, np.float32)
         out.append(Sample("scale_bias", desc(cls, [sx.size], scale_bias=scale_bias), {"InputTensor": sx},
                           {"OutputTensor": sy}, atol=atol, rtol=rtol, why=why))
-    grid = np.linspace(*grid, 6, dtype=np.float32)
-    out.append(Sample("broadcast_4d", desc(cls, [2, 1, 2, 6], [0, 0, 0, 1]), {"InputTensor": grid},
+    values = np.linspace(grid[0], grid[1], 6, dtype=np.float32)
+    out.append(Sample("broadcast_4d", desc(cls, [2, 1, 2, 6], [0, 0, 0, 1]), {"InputTensor": values},
                       atol=1e-6, rtol=1e-6, why="float32 rounding of the function in another library"))
     return out

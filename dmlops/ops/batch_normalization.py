@@ -33,14 +33,14 @@ PER_CHANNEL = ("MeanTensor", "VarianceTensor", "ScaleTensor", "BiasTensor")
 def check(desc, level) -> list[Problem]:
     """Mean/Variance/Scale/Bias broadcastable to InputTensor; Spatial = false (before FL 4.0) keeps H and W whole."""
     op = desc.OPERATOR_TYPE
-    out = []
+    out: list[Problem] = []
     source = tensor(desc, "InputTensor")
     target = sizes(source)
     if not target:
         return out
     for name in PER_CHANNEL:
         t = tensor(desc, name)
-        if sizes(t, len(target)) is None:
+        if t is None or t.dimension_count != len(target):
             continue
         p = broadcast_problem(op, name, t, target, "InputTensor")
         if p:

@@ -126,6 +126,7 @@ def check(desc, level) -> list[Problem]:
         if _natural_size(backward, x[2 + i], w[2 + i], *args) < 1:
             out.append(_window_problem(op, backward, spatial[i], x[2 + i], w[2 + i], *args))
     # DirectML computes any declared spatial extent (module docstring); batch and channels are fixed.
+    assert out_channels is not None  # FilterTensor's, else OutputTensor's (present here)
     expected = [x[0], out_channels] + y[2:]
     if y != expected:
         out.append(shape_problem(desc, "OutputTensor", y,

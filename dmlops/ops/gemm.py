@@ -31,7 +31,7 @@ def _formula(rank: int, last: list[str]) -> str:
 
 def check(desc, level) -> list[Problem]:
     """BTensor's batch dimensions and K follow ATensor; OutputTensor is {.., M, N}."""
-    out = []
+    out: list[Problem] = []
     a = sizes(tensor(desc, "ATensor"))
     if a is None or len(a) not in LEADING:
         return out

@@ -29,7 +29,7 @@ from ._shapes import sizes
 
 def check(desc, level) -> list[Problem]:
     """IndicesTensor Sizes = InputTensor Sizes; OutputTensor Batch and Channel = InputTensor's."""
-    out = []
+    out: list[Problem] = []
     x = sizes(tensor(desc, "InputTensor"))
     if x is None:
         return out

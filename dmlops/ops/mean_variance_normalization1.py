@@ -46,9 +46,9 @@ def mvn_problems(desc, level, channel_before_4_0: bool) -> list[Problem]:
     for p in axes_problems(desc.OPERATOR_TYPE, desc.axes, rank):
         if p not in out:  # an axis listed twice and out of range is reported once per rule
             out.append(p)
-    p = same_sizes_problem(desc, "OutputTensor", "InputTensor")
-    if p:
-        out.append(p)
+    same = same_sizes_problem(desc, "OutputTensor", "InputTensor")
+    if same:
+        out.append(same)
     return out + scale_bias_problems(desc, level, channel_before_4_0=channel_before_4_0)
 
 

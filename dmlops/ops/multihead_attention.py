@@ -265,7 +265,7 @@ def attention_problems(desc, query_heads: int, kv_heads: int, query_heads_field:
                      ["batchSize", heads_name or kv_heads_field, total_formula, size_name])
 
     # Output, biases, mask.
-    s.expect("OutputTensor", [batch, seq, None if None in (head, value_head) else query_heads * value_head],
+    s.expect("OutputTensor", [batch, seq, None if head is None or value_head is None else query_heads * value_head],
              ["batchSize", "sequenceLength", o_formula])
     if head is not None and value_head is not None:
         bias = query_heads * head + kv_heads * head + kv_heads * value_head

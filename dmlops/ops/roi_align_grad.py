@@ -96,7 +96,7 @@ def check(desc, level) -> list[Problem]:
     out += problems + batch_indices_problems(desc, num_rois)
     x_sizes = sizes(x, 4)
     gradient = sizes(tensor(desc, "OutputGradientTensor"), 4)
-    channels = (x_sizes or gradient or [None, None])[1]
+    channels = x_sizes[1] if x_sizes else gradient[1] if gradient else None
     out += roi_output_problem(desc, "InputGradientTensor", num_rois, channels, "ChannelCount")
     if x_sizes is not None and gradient is not None and gradient != x_sizes:
         out.append(shape_problem(desc, "OutputGradientTensor", gradient, "InputTensor's Sizes", x_sizes))

@@ -29,7 +29,7 @@ from ._windows import UINT_MAX
 def check(desc, level) -> list[Problem]:
     """ScaleSize range and OutputTensor sizes."""
     op = desc.OPERATOR_TYPE
-    out = []
+    out: list[Problem] = []
     x = sizes(tensor(desc, "InputTensor"))
     x = x if x is not None and len(x) in (4, 5) else None
     scales = {"Height": desc.scale_size.height, "Width": desc.scale_size.width}
@@ -42,7 +42,9 @@ def check(desc, level) -> list[Problem]:
         if not 1 <= scale <= UINT_MAX // size:
             out.append(Problem(op, f"ScaleSize.{name}", "range",
                                f"{scale} is not allowed (allowed: 1 to UINT_MAX / Input{name} = {UINT_MAX // size})."))
-    y = sizes(tensor(desc, "OutputTensor"), len(x)) if x is not None else None
+    if x is None:
+        return out
+    y = sizes(tensor(desc, "OutputTensor"), len(x))
     if y is None:
         return out
     expected = x[:-2] + [x[-2] * scales["Height"], x[-1] * scales["Width"]]
