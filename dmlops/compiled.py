@@ -16,7 +16,7 @@ import numpy as np
 
 from . import tensors
 from .backends import BACKENDS
-from .base import OperatorDesc
+from .base import OperatorDesc, nested_operators
 from .errors import DmlOpsError
 from .graph import GraphDesc
 from .types import FeatureLevel
@@ -249,7 +249,7 @@ def compile(target, backend: str = "onnxruntime", device: str | None = None, fea
 
         for node in graph.nodes:
             op_module(node, backend)
-            for act in _nested(node):
+            for act in nested_operators(node):
                 op_module(act, backend)
     for name, td in zip(graph.output_names, graph.output_descs()):
         problem = tensors.output_problem(td)
@@ -267,17 +267,6 @@ def _evict() -> None:
     """Drop least recently used entries beyond the cache size (the caller holds _CACHE_LOCK)."""
     while len(_CACHE) > _CACHE_SIZE[0]:
         _CACHE.popitem(last=False)
-
-
-def _nested(desc) -> list:
-    out = []
-    for f in desc.schema().user_fields:
-        value = getattr(desc, f.py_name)
-        if f.type == "OPERATOR_DESC" and value is not None:
-            out.append(value)
-        elif f.type == "OPERATOR_DESC_ARRAY":
-            out.extend(value)
-    return out
 
 
 def _build(target, graph, backend, device, level, debug=False) -> CompiledOperator:

@@ -13,7 +13,7 @@ from typing import Callable
 
 import numpy as np
 
-from .demo import SHOWN, devices, max_error, refused
+from .demo_common import SHOWN, devices, max_error, refused
 from .errors import DmlOpsError
 
 

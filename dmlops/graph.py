@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from .base import OperatorDesc
 from .errors import DmlOpsError, Problem, ValidationError
 from .types import FeatureLevel, TensorDesc
+from .validation import problems as node_problems
 
 
 @dataclass(frozen=True)
@@ -113,8 +114,6 @@ class GraphDesc:
     # ---------------------------------------------------------------------------------------
     def problems(self, feature_level) -> list[Problem]:
         """Every problem of the graph at ``feature_level``: each node's, and the edges' (binding, agreement, cycles)."""
-        from .validation import problems as node_problems
-
         level = FeatureLevel.parse(feature_level)
         out: list[Problem] = []
 

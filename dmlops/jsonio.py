@@ -10,6 +10,7 @@ file with a single DML dispatchable is accepted too. As DxDispatch's parser read
 in DML_TENSOR_DESC's long form ``{"Type": "DML_TENSOR_TYPE_BUFFER", "Desc": {"DataType": ..., "Sizes": ...}}``,
 ``"TotalTensorSizeInBytes": 0`` means "compute it", and text may hold // and /* */ comments and trailing commas.
 
+Writing is dmlops.jsonout's (``to_json`` and ``dumps`` here are its own); reading builds the generated classes.
 Every error is a DescriptorError whose path is the JSON path of the offending value (``$.desc.Direction``).
 """
 from __future__ import annotations
@@ -21,62 +22,13 @@ from pathlib import Path
 from . import schema as _schema
 from .base import OperatorDesc
 from .errors import DescriptorError
-from .types import DataType, DmlEnum, DmlFlags, ScaleBias, Size2D, TensorDesc, TensorFlags
+from .jsonout import dumps, to_json
+from .types import DataType, ScaleBias, Size2D, TensorDesc, TensorFlags
+
+__all__ = ["to_json", "dumps", "from_json", "loads", "load", "graph_to_json", "graph_from_json"]
 
 _TENSOR_KEYS = ("Type", "DataType", "Flags", "DimensionCount", "Sizes", "Strides", "TotalTensorSizeInBytes",
                 "GuaranteedBaseOffsetAlignment")
-
-
-def to_json(desc: OperatorDesc) -> dict:
-    """``{"type": "DML_OPERATOR_...", "desc": {...}}`` for an operator descriptor."""
-    return {"type": "DML_OPERATOR_" + desc.OPERATOR_TYPE, "desc": _desc_fields(desc)}
-
-
-def dumps(desc: OperatorDesc, indent: int | None = 2) -> str:
-    """The descriptor as a JSON string."""
-    return json.dumps(to_json(desc), indent=indent)
-
-
-def _desc_fields(desc: OperatorDesc) -> dict:
-    out = {}
-    for name, value in desc.dml_fields().items():
-        if value is None:
-            continue
-        out[name] = _value_json(value)
-    return out
-
-
-def _value_json(value):
-    if isinstance(value, TensorDesc):
-        return _tensor_json(value)
-    if isinstance(value, OperatorDesc):
-        return {"Type": "DML_OPERATOR_" + value.OPERATOR_TYPE, "Desc": _desc_fields(value)}
-    if isinstance(value, ScaleBias):
-        return {"Scale": value.scale, "Bias": value.bias}
-    if isinstance(value, Size2D):
-        return {"Width": value.width, "Height": value.height}
-    if isinstance(value, DataType):
-        return value.name
-    if isinstance(value, DmlFlags):
-        return [value.dml_prefix() + n for n in value.names()]
-    if isinstance(value, DmlEnum):
-        return value.dml_name
-    if isinstance(value, tuple):
-        return [_value_json(v) for v in value]
-    return value
-
-
-def _tensor_json(t: TensorDesc) -> dict:
-    out = {"DataType": t.data_type.name, "Sizes": list(t.sizes)}
-    if t.strides is not None:
-        out["Strides"] = list(t.strides)
-    if t.flags:
-        out["Flags"] = t.flags.names()
-    if t.total_tensor_size_in_bytes != t.minimum_size_in_bytes:
-        out["TotalTensorSizeInBytes"] = t.total_tensor_size_in_bytes
-    if t.guaranteed_base_offset_alignment:
-        out["GuaranteedBaseOffsetAlignment"] = t.guaranteed_base_offset_alignment
-    return out
 
 
 def from_json(document, path: str = "$") -> OperatorDesc:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 
 from . import schema as _schema
-from .base import OperatorDesc, scalar_fits
+from .core import OperatorDescCore, scalar_fits
 from .schema import ranks_text
 from .errors import Problem, ValidationError
 from .types import DataType, DmlEnum, FeatureLevel, TensorDesc
@@ -24,21 +24,21 @@ ACTIVATION_LIST = "an activation in ActivationDescs"
 CLIP_FUSES_INTO = ("CONVOLUTION", "GEMM")
 
 
-def problems(desc: OperatorDesc, feature_level) -> list[Problem]:
+def problems(desc: OperatorDescCore, feature_level) -> list[Problem]:
     """Every problem that makes ``desc`` invalid at ``feature_level`` (a FeatureLevel, "5.1", 0x5100, ...)."""
-    if not isinstance(desc, OperatorDesc):
+    if not isinstance(desc, OperatorDescCore):
         raise TypeError(f"expected an operator descriptor (e.g. dmlops.Gru(...)); got {type(desc).__name__}")
     return _problems(desc, FeatureLevel.parse(feature_level), nested=None)
 
 
-def validate(desc: OperatorDesc, feature_level) -> None:
+def validate(desc: OperatorDescCore, feature_level) -> None:
     """Raise ValidationError with every problem of ``desc`` at ``feature_level``; return None when valid."""
     found = problems(desc, feature_level)
     if found:
         raise ValidationError(found)
 
 
-def _problems(desc: OperatorDesc, level: FeatureLevel, nested: str | None) -> list[Problem]:
+def _problems(desc: OperatorDescCore, level: FeatureLevel, nested: str | None) -> list[Problem]:
     s = desc.schema()
     op = s.operator_type
     out: list[Problem] = []
@@ -104,7 +104,7 @@ def _problems(desc: OperatorDesc, level: FeatureLevel, nested: str | None) -> li
     return out
 
 
-def _nested(parent: str, field: str, child: OperatorDesc, level: FeatureLevel, usage: str) -> list[Problem]:
+def _nested(parent: str, field: str, child: OperatorDescCore, level: FeatureLevel, usage: str) -> list[Problem]:
     cs = child.schema()
     out = []
     if usage == FUSED and not cs.fusable_activation:
@@ -130,7 +130,7 @@ def _member_introduced(enum: str, value) -> FeatureLevel:
     return _enum_introduced(enum).get(int(value), FeatureLevel.FL_1_0)
 
 
-def _tensor_instances(desc: OperatorDesc, name: str) -> list[tuple[str, TensorDesc]]:
+def _tensor_instances(desc: OperatorDescCore, name: str) -> list[tuple[str, TensorDesc]]:
     """(field path, tensor) for a tensor field or each element of a tensor array; absent tensors skipped."""
     f = desc.schema().field(name)
     value = getattr(desc, f.py_name)
@@ -139,12 +139,12 @@ def _tensor_instances(desc: OperatorDesc, name: str) -> list[tuple[str, TensorDe
     return [] if value is None else [(name, value)]
 
 
-def _function(desc: OperatorDesc) -> str | None:
+def _function(desc: OperatorDescCore) -> str | None:
     value = getattr(desc, "function", None)
     return value.dml_name if isinstance(value, DmlEnum) else None
 
 
-def _tier_problems(desc: OperatorDesc, s: _schema.OpSchema, level: FeatureLevel) -> list[Problem]:
+def _tier_problems(desc: OperatorDescCore, s: _schema.OpSchema, level: FeatureLevel) -> list[Problem]:
     function = _function(desc)
     tier = s.tier_at(level, function)
     if tier is None:
@@ -184,7 +184,7 @@ _PROPERTY = {
 }
 
 
-def _same_problems(desc: OperatorDesc, s: _schema.OpSchema) -> list[Problem]:
+def _same_problems(desc: OperatorDescCore, s: _schema.OpSchema) -> list[Problem]:
     out = []
     for rule in s.same:
         present = [(path, t) for name in rule.tensors for path, t in _tensor_instances(desc, name)]
@@ -201,12 +201,12 @@ def _same_problems(desc: OperatorDesc, s: _schema.OpSchema) -> list[Problem]:
 
 # Helpers for the hand-written check() hooks in dmlops/ops/.
 
-def shape_problem(desc: OperatorDesc, field: str, found, formula: str, expected) -> Problem:
+def shape_problem(desc: OperatorDescCore, field: str, found, formula: str, expected) -> Problem:
     """``OP.Field: Sizes [found] do not match {formula} = [expected].``"""
     return Problem(desc.OPERATOR_TYPE, field, "shape",
                    f"Sizes {list(found)} do not match {formula} = {list(expected)}.")
 
 
-def tensor(desc: OperatorDesc, name: str) -> TensorDesc | None:
+def tensor(desc: OperatorDescCore, name: str) -> TensorDesc | None:
     """A tensor member by DML name (None when absent)."""
     return getattr(desc, _schema.snake_case(name))

@@ -1,4 +1,5 @@
-"""Shape rules shared by the recurrent operators (GRU, LSTM, RNN).
+"""Shape rules and sample helpers shared by the recurrent operators (GRU, LSTM, RNN); their time loop is
+_recurrent_exec.
 
 Each op module gives its tensor layouts exactly as its DirectML reference page writes them, e.g.
 ``"WeightTensor": ("1", "num_directions", "3 * hidden_size", "input_size")``. The dimensions are
@@ -9,8 +10,11 @@ missing tensors and wrong ranks are the generic validator's to report.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ..enums import RecurrentNetworkDirection
 from ..errors import Problem
+from ..sample import td
 from ..types import TensorFlags
 from ..validation import shape_problem, tensor
 
@@ -80,3 +84,34 @@ def _owned_by_dml(desc) -> list[Problem]:
             out.append(Problem(desc.OPERATOR_TYPE, f.name, "flags",
                                "Flags DML_TENSOR_FLAG_OWNED_BY_DML not supported on this input; must be DML_TENSOR_FLAG_NONE."))
     return out
+
+
+# Sample helpers --------------------------------------------------------------------------------------------
+
+def sample_tensors(cls, sizes: dict, present, strides=None) -> dict:
+    """The TensorDesc fields (by Python name) of the three required inputs and the optional tensors named in
+    ``present``: FLOAT32 (UINT32 SequenceLengths), ``sizes`` and ``strides`` by DML name."""
+    names = {"InputTensor", "WeightTensor", "RecurrenceTensor", *present}
+    strides = strides or {}
+    return {py: td("UINT32" if name == "SequenceLengthsTensor" else "FLOAT32", sizes[name], strides.get(name))
+            for py, name in cls.FIELD_NAMES.items() if name in names}
+
+
+def random_inputs(desc, seed: int, lengths=None, buffers=None) -> dict:
+    """Inputs in [-1, 1) for every present input (SequenceLengths from ``lengths``; ``buffers`` gives the
+    element count of inputs passed as strided 1-D buffers)."""
+    rng = np.random.default_rng(seed)
+    out = {}
+    for name, t in desc.tensors().items():
+        if t is None or name.startswith("Output"):
+            continue
+        if name == "SequenceLengthsTensor":
+            out[name] = np.array(lengths, np.uint32).reshape(t.sizes)
+        else:
+            out[name] = rng.uniform(-1, 1, (buffers or {}).get(name, t.sizes)).astype(np.float32)
+    return out
+
+
+def f32(values, shape) -> np.ndarray:
+    """A float32 array of ``shape``."""
+    return np.array(values, np.float32).reshape(shape)

@@ -1,26 +1,34 @@
-"""Execution helpers shared by the recurrent operators (GRU, LSTM, RNN): the direction of each pass, the
-sequence-length mask and the time loop, once per backend (NumPy reference, ONNX graph, torch).
+"""The time loop of the recurrent operators (GRU, LSTM, RNN): one engine for the NumPy reference and both lowerings.
 
-An op module writes one time step, ``step(t, state) -> new_state`` (``state`` a tuple whose first
-entry is the hidden state h, shape [batch, hidden]), and ``scan_*`` runs it over the sequence. The
-semantics are onnxruntime's CPU kernels' (research/seed_semantics.md §2.3), which its DirectML
-provider is tested against; the DirectML docs do not describe SequenceLengthsTensor:
+An operator supplies its cell: ``make_step(d)`` returns direction d's ``step(t, state) -> new state``, where
+``state`` is a list of [batch, hidden] values, the hidden state h first (LSTM adds the cell C). ``run`` does the
+rest, the same way on every backend through an ``ops`` adapter (``NumpyOps``, ``OnnxOps``, ``TorchOps``): the
+directions and their time order, the initial states, SequenceLengthsTensor, and the output tensors. The
+operators write their cells separately for the reference (NumPy, float64) and the lowerings, so the numerics
+tests compare two codings of each recurrence.
 
-- FORWARD runs t = 0 .. T-1, BACKWARD t = T-1 .. 0; BIDIRECTIONAL is direction 0 forward and
-  direction 1 backward. Outputs stay at their original time index (the backward pass is not stored
-  reversed).
-- With SequenceLengthsTensor, step t of batch entry b is valid when t < len_b. At an invalid step the
-  state is kept and the output is 0. A backward pass that starts at T-1 under this mask therefore
-  begins at each sequence's own last valid step len_b - 1. With len_b = 0, DirectML's answers (vectors
-  lengths_3_0_1_*, edge_lengths_3_0_1_bidirectional_*) give a final state of 0 for a forward pass and
-  HiddenInit for a backward one, which ran no step (onnxruntime's CPU kernel gives 0 for both). A length
-  above seq_length acts as seq_length in every backend (onnxruntime rejects it; DirectML does not say).
+The pages (DML_GRU/LSTM/RNN_OPERATOR_DESC) mirror ONNX GRU, LSTM and RNN with every tensor left-padded to 4-D;
+what they leave unsaid follows onnxruntime's CPU kernels (research/seed_semantics.md §2.3; deep_cpu_gru.cc,
+uni_directional_lstm.cc, rnn.cc), which its DirectML provider's tests share:
+
+- FORWARD runs t = 0 .. T-1, BACKWARD t = T-1 .. 0; BIDIRECTIONAL is direction 0 forward and direction 1
+  backward. OutputSequence[t, d] holds the state after step t, at the original index t in both directions.
+- With SequenceLengthsTensor, step t of batch entry b is valid when t < len_b. An invalid step keeps the state
+  and writes 0 to OutputSequence, so a backward pass begins at each sequence's own last valid step len_b - 1
+  with the initial state. A length above seq_length acts as seq_length (onnxruntime rejects it; DirectML does
+  not say).
+- len_b = 0, as DirectML computes it (vectors GRU lengths_3_0_1_*, LSTM/RNN ragged_lengths_3_1_0,
+  edge_hand_bidirectional_lengths_2_1_0_*; onnxruntime instead zeroes every final state): a backward pass ran no
+  step, so its final states are the initial ones (HiddenInit, CellMemInit); a forward pass's final hidden state
+  is 0, and its other states (LSTM's cell) are those after step 0, which DirectML computes even for an empty
+  sequence.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..enums import RecurrentNetworkDirection
+from ..lower import activation_onnx, activation_torch
 
 
 def directions(desc) -> list[bool]:
@@ -34,112 +42,254 @@ def time_order(seq_length: int, reverse: bool) -> range:
     return range(seq_length - 1, -1, -1) if reverse else range(seq_length)
 
 
-# NumPy reference ---------------------------------------------------------------------------------
-def lengths_reference(value):
-    """SequenceLengthsTensor {1, 1, 1, N} as int64 [N], or None when absent."""
-    return None if value is None else value.reshape(-1).astype(np.int64)
+def run(ops, desc, x: dict, states: dict[str, str], make_step) -> dict:
+    """The recurrence of ``desc`` on backend ``ops``, one direction at a time; the declared outputs by DML name.
 
-
-def scan_reference(step, state: tuple, seq_length: int, reverse: bool, lengths):
-    """Run ``step`` over one pass; return (outputs [T, N, H] of h, final state tuple)."""
-    outputs = [None] * seq_length
-    for t in time_order(seq_length, reverse):
-        new = step(t, state)
-        if lengths is None:
-            state, outputs[t] = new, new[0]
-            continue
-        valid = (t < lengths)[:, None]
-        state = tuple(np.where(valid, n, s) for n, s in zip(new, state))
-        outputs[t] = np.where(valid, new[0], 0.0)
-    if lengths is not None and not reverse:  # len 0: forward 0, backward HiddenInit (DirectML; ONNX: 0 for both)
-        state = tuple(np.where((lengths > 0)[:, None], s, 0.0) for s in state)
-    return np.stack(outputs), state
-
-
-def outputs_reference(desc, runs: list) -> dict:
-    """OutputSequenceTensor {T, D, N, H} and OutputSingleTensor {1, D, N, H} (those the desc has) from the
-    ``(outputs, final_state)`` pair of each direction."""
+    ``x`` holds the inputs by DML name (None or absent where optional and not given). ``states`` maps each state's
+    init input to its final output, hidden state first, e.g. {"HiddenInitTensor": "OutputSingleTensor"}; an absent
+    init is 0. ``make_step(d)`` returns direction d's ``step(t, state) -> new state`` (see the module docstring).
+    """
+    T, N = desc.input_tensor.sizes[1:3]
+    H = desc.recurrence_tensor.sizes[3]
+    like = x["InputTensor"]
+    lens = ops.lengths(x.get("SequenceLengthsTensor"))  # int64 [N, 1], or None
+    want_sequence = desc.output_sequence_tensor is not None
+    zero = ops.zeros((N, H), like)
+    sequences, finals = [], []
+    for d, reverse in enumerate(directions(desc)):
+        step = make_step(d)
+        state = [zero if x.get(name) is None else ops.initial(x[name], d) for name in states]
+        y = [None] * T
+        first = None
+        for t in time_order(T, reverse):
+            new = list(step(t, state))
+            if first is None:
+                first = new
+            if lens is None:
+                y[t], state = new[0], new
+            else:
+                valid = ops.less(t, lens)
+                y[t] = ops.where(valid, new[0], zero) if want_sequence else None
+                state = [ops.where(valid, n, s) for n, s in zip(new, state)]
+        if lens is not None and not reverse:  # len_b = 0: hidden 0, the other states after step 0
+            started = ops.less(0, lens)
+            state = [ops.where(started, state[0], zero)] + [ops.where(started, s, f)
+                                                            for s, f in zip(state[1:], first[1:])]
+        sequences.append(y)
+        finals.append(state)
     out = {}
-    if desc.output_sequence_tensor is not None:
-        out["OutputSequenceTensor"] = np.stack([y for y, _ in runs], axis=1)
-    if desc.output_single_tensor is not None:
-        out["OutputSingleTensor"] = np.stack([s[0] for _, s in runs])[None]
+    if want_sequence:
+        out["OutputSequenceTensor"] = ops.stack([ops.stack([y[t] for y in sequences], 0) for t in range(T)], 0)
+    tensors = desc.tensors()
+    for i, final in enumerate(states.values()):
+        if tensors.get(final) is not None:
+            out[final] = ops.stack([ops.stack([s[i] for s in finals], 0)], 0)
     return out
 
 
-# ONNX --------------------------------------------------------------------------------------------
-def lengths_onnx(g, value):
-    """SequenceLengthsTensor as an int64 [N, 1] value (broadcasts against [N, H]), or None when absent."""
-    if value is None:
-        return None
-    return g.node("Reshape", [g.cast(value, np.int64), g.ints([-1, 1])])
+# Backend adapters ------------------------------------------------------------------------------------------
+
+class NumpyOps:
+    """What ``run`` needs, in float64 NumPy (the reference)."""
+
+    def initial(self, value, d: int):
+        """Direction d of a {1, D, N, H} init tensor, in float64."""
+        return value[0, d].astype(np.float64)
+
+    def zeros(self, shape, like):
+        """float64 zeros (the reference computes in float64 whatever the tensors' type)."""
+        return np.zeros(shape)
+
+    def lengths(self, value):
+        """SequenceLengths {1, 1, 1, N} as int64 [N, 1] (broadcasts against [N, H]), or None when absent."""
+        return None if value is None else value.reshape(-1, 1).astype(np.int64)
+
+    def less(self, t: int, lens):
+        """The bool mask t < lens."""
+        return t < lens
+
+    def where(self, mask, a, b):
+        """mask ? a : b."""
+        return np.where(mask, a, b)
+
+    def stack(self, values, axis: int):
+        """The values stacked along a new axis."""
+        return np.stack(values, axis)
 
 
-def stack_onnx(g, values: list, axis: int) -> str:
-    """np.stack for ONNX values."""
-    return g.node("Concat", [g.node("Unsqueeze", [v, g.ints([axis])]) for v in values], axis=axis)
+class OnnxOps:
+    """What ``run`` and the LSTM/RNN cells need, as ONNX nodes in the builder ``g`` (values keep the compute dtype)."""
+
+    def __init__(self, g):
+        self.g = g
+
+    def initial(self, value, d: int):
+        """Direction d of a {1, D, N, H} init tensor."""
+        return self.index(value, 0, d)
+
+    def index(self, v, *indices):
+        """v[i0, i1, ...]: one Gather with a scalar index per leading axis (each drops its axis)."""
+        for i in indices:
+            v = self.g.node("Gather", [v, self.g.const(np.int64(i))], axis=0)
+        return v
+
+    def transpose(self, v):
+        """A 2-D value transposed."""
+        return self.g.node("Transpose", [v], perm=[1, 0])
+
+    def matmul(self, a, b):
+        """a @ b."""
+        return self.g.node("MatMul", [a, b])
+
+    def add(self, a, b):
+        """a + b."""
+        return self.g.node("Add", [a, b])
+
+    def sub(self, a, b):
+        """a - b."""
+        return self.g.node("Sub", [a, b])
+
+    def mul(self, a, b):
+        """a * b."""
+        return self.g.node("Mul", [a, b])
+
+    def scalar(self, value, like):
+        """A constant of ``like``'s dtype."""
+        return self.g.scalar(value, like)
+
+    def split(self, v, n: int):
+        """n equal blocks of the last axis (a tuple)."""
+        out = self.g.node("Split", [v], outputs=n, axis=-1, num_outputs=n)
+        return out if n > 1 else (out,)
+
+    def clip(self, v, lo: float, hi: float):
+        """min(max(v, lo), hi)."""
+        return self.g.node("Clip", [v, self.g.scalar(lo, v), self.g.scalar(hi, v)])
+
+    def act(self, desc, v):
+        """A nested activation desc applied to v."""
+        return activation_onnx(desc, self.g, v)
+
+    def zeros(self, shape, like):
+        """A zero constant of ``like``'s dtype."""
+        return self.g.const(np.zeros(shape, self.g.dtype(like)))
+
+    def lengths(self, v):
+        """SequenceLengths [1, 1, 1, N] (UINT32) as int64 [N, 1], or None when absent."""
+        return None if v is None else self.g.cast(self.g.node("Reshape", [v, self.g.ints([-1, 1])]), np.int64)
+
+    def less(self, t: int, lens):
+        """The bool mask t < lens."""
+        return self.g.node("Less", [self.g.const(np.int64(t)), lens], dtype=np.bool_)
+
+    def where(self, mask, a, b):
+        """mask ? a : b."""
+        return self.g.node("Where", [mask, a, b], dtype=self.g.dtype(a))
+
+    def stack(self, values, axis: int):
+        """The values stacked along a new axis."""
+        parts = [self.g.node("Unsqueeze", [v, self.g.ints([axis])]) for v in values]
+        return parts[0] if len(parts) == 1 else self.g.node("Concat", parts, axis=axis)
 
 
-def scan_onnx(g, step, state: tuple, seq_length: int, reverse: bool, lengths):
-    """scan_reference unrolled into the graph ``g`` (seq_length is static); ``lengths`` from lengths_onnx."""
-    outputs = [None] * seq_length
-    for t in time_order(seq_length, reverse):
-        new = step(t, state)
-        if lengths is None:
-            state, outputs[t] = new, new[0]
-            continue
-        valid = g.node("Less", [g.const(np.int64(t)), lengths], dtype=np.bool_)
-        state = tuple(g.node("Where", [valid, n, s], dtype=g.dtype(s)) for n, s in zip(new, state))
-        outputs[t] = g.node("Where", [valid, new[0], g.scalar(0, new[0])], dtype=g.dtype(new[0]))
-    if lengths is not None and not reverse:  # as scan_reference
-        started = g.node("Greater", [lengths, g.const(np.int64(0))], dtype=np.bool_)
-        state = tuple(g.node("Where", [started, s, g.scalar(0, s)], dtype=g.dtype(s)) for s in state)
-    return stack_onnx(g, outputs, 0), state
+class TorchOps:
+    """What ``run`` and the LSTM/RNN cells need, as torch calls (torch 2.4 APIs only)."""
+
+    def __init__(self, torch):
+        self.torch = torch
+
+    def initial(self, value, d: int):
+        """Direction d of a {1, D, N, H} init tensor."""
+        return value[0, d]
+
+    def index(self, v, *indices):
+        """v[i0, i1, ...]."""
+        return v[indices]
+
+    def transpose(self, v):
+        """A 2-D tensor transposed."""
+        return v.t()
+
+    def matmul(self, a, b):
+        """a @ b."""
+        return self.torch.matmul(a, b)
+
+    def add(self, a, b):
+        """a + b."""
+        return a + b
+
+    def sub(self, a, b):
+        """a - b."""
+        return a - b
+
+    def mul(self, a, b):
+        """a * b."""
+        return a * b
+
+    def scalar(self, value, like):
+        """A Python number (torch broadcasts it in ``like``'s dtype)."""
+        return value
+
+    def split(self, v, n: int):
+        """n equal blocks of the last axis."""
+        return self.torch.chunk(v, n, dim=-1)
+
+    def clip(self, v, lo: float, hi: float):
+        """min(max(v, lo), hi)."""
+        return self.torch.clamp(v, lo, hi)
+
+    def act(self, desc, v):
+        """A nested activation desc applied to v."""
+        return activation_torch(desc, self.torch, v)
+
+    def zeros(self, shape, like):
+        """Zeros of ``like``'s dtype and device."""
+        return self.torch.zeros(shape, dtype=like.dtype, device=like.device)
+
+    def lengths(self, v):
+        """SequenceLengths [1, 1, 1, N] (uint32) as int64 [N, 1], or None when absent."""
+        return None if v is None else v.to(self.torch.int64).reshape(-1, 1)
+
+    def less(self, t: int, lens):
+        """The bool mask t < lens."""
+        return lens > t
+
+    def where(self, mask, a, b):
+        """mask ? a : b."""
+        return self.torch.where(mask, a, b)
+
+    def stack(self, values, axis: int):
+        """The values stacked along a new axis."""
+        return self.torch.stack(values, axis)
 
 
-def outputs_onnx(desc, g, runs: list) -> dict:
-    """outputs_reference for ONNX values."""
-    out = {}
-    if desc.output_sequence_tensor is not None:
-        out["OutputSequenceTensor"] = stack_onnx(g, [y for y, _ in runs], 1)
-    if desc.output_single_tensor is not None:
-        out["OutputSingleTensor"] = g.node("Unsqueeze", [stack_onnx(g, [s[0] for _, s in runs], 0), g.ints([0])])
-    return out
+# Cells whose gates are all linear in h (LSTM, RNN; GRU's reset gate is not) ----------------------------------
+
+def linear_gates_reference(x: dict, d: int, cell):
+    """Direction d's ``step`` for the reference: ``cell(pre, state)`` with pre = x_t W^T + h R^T + Wb + Rb
+    ([N, gates * H], float64)."""
+    seq = x["InputTensor"][0].astype(np.float64)  # [T, N, I]
+    w = x["WeightTensor"][0, d].astype(np.float64)  # [gates * H, I]
+    r = x["RecurrenceTensor"][0, d].astype(np.float64)  # [gates * H, H]
+    gh = r.shape[0]
+    b = x.get("BiasTensor")
+    bias = np.zeros(gh) if b is None else b[0, 0, d].astype(np.float64)[:gh] + b[0, 0, d].astype(np.float64)[gh:]
+
+    def step(t, state):
+        return cell(np.einsum("ni,gi->ng", seq[t], w) + np.einsum("nh,gh->ng", state[0], r) + bias, state)
+
+    return step
 
 
-def direction_slice_onnx(g, value: str, axis: int, d: int, shape) -> str:
-    """Direction ``d`` of a 4-D recurrent tensor (its ``axis`` is num_directions), reshaped to ``shape``."""
-    return g.node("Reshape", [g.node("Gather", [value, g.const(np.int64(d))], axis=axis), g.ints(shape)])
+def linear_gates(ops, x: dict, d: int, cell):
+    """``linear_gates_reference`` with backend ``ops``: x W^T + Wb + Rb for every step at once, then h R^T per step."""
+    xw = ops.matmul(ops.index(x["InputTensor"], 0), ops.transpose(ops.index(x["WeightTensor"], 0, d)))  # [T, N, gH]
+    if x.get("BiasTensor") is not None:
+        wb, rb = ops.split(ops.index(x["BiasTensor"], 0, 0, d), 2)
+        xw = ops.add(xw, ops.add(wb, rb))
+    r = ops.transpose(ops.index(x["RecurrenceTensor"], 0, d))  # [H, gates * H]
 
+    def step(t, state):
+        return cell(ops.add(ops.index(xw, t), ops.matmul(state[0], r)), state)
 
-# torch -------------------------------------------------------------------------------------------
-def lengths_torch(torch, value):
-    """SequenceLengthsTensor as an int64 [N, 1] tensor, or None when absent."""
-    return None if value is None else value.reshape(-1, 1).to(torch.int64)
-
-
-def scan_torch(torch, step, state: tuple, seq_length: int, reverse: bool, lengths):
-    """scan_reference with torch tensors."""
-    outputs = [None] * seq_length
-    for t in time_order(seq_length, reverse):
-        new = step(t, state)
-        if lengths is None:
-            state, outputs[t] = new, new[0]
-            continue
-        valid = lengths > t
-        state = tuple(torch.where(valid, n, s) for n, s in zip(new, state))
-        outputs[t] = torch.where(valid, new[0], torch.zeros_like(new[0]))
-    if lengths is not None and not reverse:  # as scan_reference
-        started = lengths > 0
-        state = tuple(torch.where(started, s, torch.zeros_like(s)) for s in state)
-    return torch.stack(outputs), state
-
-
-def outputs_torch(desc, torch, runs: list) -> dict:
-    """outputs_reference for torch tensors."""
-    out = {}
-    if desc.output_sequence_tensor is not None:
-        out["OutputSequenceTensor"] = torch.stack([y for y, _ in runs], dim=1)
-    if desc.output_single_tensor is not None:
-        out["OutputSingleTensor"] = torch.stack([s[0] for _, s in runs]).unsqueeze(0)
-    return out
+    return step

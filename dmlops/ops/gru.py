@@ -10,7 +10,7 @@ as ONNX; PyTorch and cuDNN order them r, z, n)::
     h' = (1 - z) * n + z * h
 
 Direction, SequenceLengthsTensor and the outputs follow research/seed_semantics.md §2 (see
-_recurrent_exec): past a sequence's end the output is 0 and the state frozen, the backward pass starts at
+_recurrent_exec, the time loop GRU shares with LSTM and RNN): past a sequence's end the output is 0 and the state frozen, the backward pass starts at
 each sequence's own last step, and a length of 0 gives OutputSingleTensor = 0 forward and HiddenInit
 backward (DirectML's answer; onnxruntime gives 0 for both). BiasTensor and
 HiddenInitTensor default to 0. Unlike ONNX GRU there is no clip and no layout attribute.
@@ -56,28 +56,25 @@ def _activations(desc, d: int):
     return desc.activation_descs[2 * d], desc.activation_descs[2 * d + 1]
 
 
+# The one state: initial value -> final output.
+STATES = {"HiddenInitTensor": "OutputSingleTensor"}
+
+
 # NumPy reference ---------------------------------------------------------------------------------
 def reference(desc, x):
     """The equations above in float64, vectorized over the batch, one time step after another."""
-    seq = x["InputTensor"][0].astype(np.float64)  # [T, N, I]
-    steps, batch, _ = seq.shape
-    hidden = x["RecurrenceTensor"].shape[-1]
-    lengths = rx.lengths_reference(x["SequenceLengthsTensor"])
-    runs = []
-    for d, reverse in enumerate(rx.directions(desc)):
-        w = x["WeightTensor"][0, d].astype(np.float64)  # [3H, I]
-        r = x["RecurrenceTensor"][0, d].astype(np.float64)  # [3H, H]
-        b = np.zeros(6 * hidden) if x["BiasTensor"] is None else x["BiasTensor"][0, 0, d].astype(np.float64)
-        h0 = (np.zeros((batch, hidden)) if x["HiddenInitTensor"] is None
-              else x["HiddenInitTensor"][0, d].astype(np.float64))
-        xw = seq @ w.T + b[:3 * hidden]  # the input terms of every step at once: [T, N, 3H]
-        cell = _cell_reference(desc, d, xw, r, b[3 * hidden:], hidden)
-        runs.append(rx.scan_reference(cell, (h0,), steps, reverse, lengths))
-    return rx.outputs_reference(desc, runs)
+    return rx.run(rx.NumpyOps(), desc, x, STATES, lambda d: _step_reference(desc, x, d))
 
 
-def _cell_reference(desc, d, xw, r, rb, hidden):
+def _step_reference(desc, x, d):
     f, g = _activations(desc, d)
+    hidden = x["RecurrenceTensor"].shape[-1]
+    seq = x["InputTensor"][0].astype(np.float64)  # [T, N, I]
+    w = x["WeightTensor"][0, d].astype(np.float64)  # [3H, I]
+    r = x["RecurrenceTensor"][0, d].astype(np.float64)  # [3H, H]
+    b = np.zeros(6 * hidden) if x.get("BiasTensor") is None else x["BiasTensor"][0, 0, d].astype(np.float64)
+    xw = seq @ w.T + b[:3 * hidden]  # the input terms of every step at once: [T, N, 3H]
+    rb = b[3 * hidden:]
     zr, hh = slice(0, 2 * hidden), slice(2 * hidden, 3 * hidden)
 
     def step(t, state):
@@ -97,31 +94,23 @@ def _cell_reference(desc, d, xw, r, rb, hidden):
 # ONNX --------------------------------------------------------------------------------------------
 def to_onnx(desc, g, x):
     """The recurrence unrolled over the static seq_length (see the module docstring for why not ONNX GRU)."""
+    return rx.run(rx.OnnxOps(g), desc, x, STATES, lambda d: _step_onnx(desc, g, x, d))
+
+
+def _step_onnx(desc, g, x, d):
+    f, act_g = _activations(desc, d)
     _, steps, batch, inputs = desc.input_tensor.sizes
     hidden = desc.recurrence_tensor.sizes[-1]
     dtype = g.dtype(x["InputTensor"])
     seq = g.node("Reshape", [x["InputTensor"], g.ints([steps, batch, inputs])])
-    lengths = rx.lengths_onnx(g, x["SequenceLengthsTensor"])
-    runs = []
-    for d, reverse in enumerate(rx.directions(desc)):
-        w = rx.direction_slice_onnx(g, x["WeightTensor"], 1, d, [3 * hidden, inputs])
-        r = rx.direction_slice_onnx(g, x["RecurrenceTensor"], 1, d, [3 * hidden, hidden])
-        b = (g.const(np.zeros(6 * hidden, dtype)) if x["BiasTensor"] is None
-             else rx.direction_slice_onnx(g, x["BiasTensor"], 2, d, [6 * hidden]))
-        h0 = (g.const(np.zeros((batch, hidden), dtype)) if x["HiddenInitTensor"] is None
-              else rx.direction_slice_onnx(g, x["HiddenInitTensor"], 1, d, [batch, hidden]))
-        wb, rb_zr, rb_h = g.node("Split", [b, g.ints([3 * hidden, 2 * hidden, hidden])], outputs=3, axis=0)
-        r_zr, r_h = g.node("Split", [r, g.ints([2 * hidden, hidden])], outputs=2, axis=0)
-        xw = g.node("Add", [g.node("MatMul", [seq, g.node("Transpose", [w], perm=[1, 0])]), wb])  # [T, N, 3H]
-        weights = (xw, g.node("Transpose", [r_zr], perm=[1, 0]), rb_zr, g.node("Transpose", [r_h], perm=[1, 0]), rb_h)
-        cell = _cell_onnx(desc, g, d, weights, hidden)
-        runs.append(rx.scan_onnx(g, cell, (h0,), steps, reverse, lengths))
-    return rx.outputs_onnx(desc, g, runs)
-
-
-def _cell_onnx(desc, g, d, weights, hidden):
-    f, act_g = _activations(desc, d)
-    xw, r_zr_t, rb_zr, r_h_t, rb_h = weights
+    w = _direction_slice_onnx(g, x["WeightTensor"], 1, d, [3 * hidden, inputs])
+    r = _direction_slice_onnx(g, x["RecurrenceTensor"], 1, d, [3 * hidden, hidden])
+    b = (g.const(np.zeros(6 * hidden, dtype)) if x.get("BiasTensor") is None
+         else _direction_slice_onnx(g, x["BiasTensor"], 2, d, [6 * hidden]))
+    wb, rb_zr, rb_h = g.node("Split", [b, g.ints([3 * hidden, 2 * hidden, hidden])], outputs=3, axis=0)
+    r_zr, r_h = g.node("Split", [r, g.ints([2 * hidden, hidden])], outputs=2, axis=0)
+    xw = g.node("Add", [g.node("MatMul", [seq, g.node("Transpose", [w], perm=[1, 0])]), wb])  # [T, N, 3H]
+    r_zr_t, r_h_t = g.node("Transpose", [r_zr], perm=[1, 0]), g.node("Transpose", [r_h], perm=[1, 0])
 
     def step(t, state):
         (h,) = state
@@ -142,27 +131,26 @@ def _cell_onnx(desc, g, d, weights, hidden):
     return step
 
 
+def _direction_slice_onnx(g, value: str, axis: int, d: int, shape) -> str:
+    """Direction ``d`` of a 4-D recurrent tensor (its ``axis`` is num_directions), reshaped to ``shape``."""
+    return g.node("Reshape", [g.node("Gather", [value, g.const(np.int64(d))], axis=axis), g.ints(shape)])
+
+
 # torch -------------------------------------------------------------------------------------------
 def to_torch(desc, torch, x):
     """The recurrence as a Python loop of torch ops over the time steps."""
-    seq = x["InputTensor"][0]  # [T, N, I]
-    steps, batch, _ = seq.shape
-    hidden = x["RecurrenceTensor"].shape[-1]
-    lengths = rx.lengths_torch(torch, x["SequenceLengthsTensor"])
-    like = dict(dtype=seq.dtype, device=seq.device)
-    runs = []
-    for d, reverse in enumerate(rx.directions(desc)):
-        w, r = x["WeightTensor"][0, d], x["RecurrenceTensor"][0, d]
-        b = torch.zeros(6 * hidden, **like) if x["BiasTensor"] is None else x["BiasTensor"][0, 0, d]
-        h0 = torch.zeros(batch, hidden, **like) if x["HiddenInitTensor"] is None else x["HiddenInitTensor"][0, d]
-        xw = torch.matmul(seq, w.T) + b[:3 * hidden]  # [T, N, 3H]
-        cell = _cell_torch(desc, torch, d, xw, r, b[3 * hidden:], hidden)
-        runs.append(rx.scan_torch(torch, cell, (h0,), steps, reverse, lengths))
-    return rx.outputs_torch(desc, torch, runs)
+    return rx.run(rx.TorchOps(torch), desc, x, STATES, lambda d: _step_torch(desc, torch, x, d))
 
 
-def _cell_torch(desc, torch, d, xw, r, rb, hidden):
+def _step_torch(desc, torch, x, d):
     f, g = _activations(desc, d)
+    seq = x["InputTensor"][0]  # [T, N, I]
+    hidden = x["RecurrenceTensor"].shape[-1]
+    w, r = x["WeightTensor"][0, d], x["RecurrenceTensor"][0, d]
+    b = (torch.zeros(6 * hidden, dtype=seq.dtype, device=seq.device) if x.get("BiasTensor") is None
+         else x["BiasTensor"][0, 0, d])
+    xw = torch.matmul(seq, w.T) + b[:3 * hidden]  # [T, N, 3H]
+    rb = b[3 * hidden:]
     r_zr, r_h, rb_zr, rb_h = r[:2 * hidden], r[2 * hidden:], rb[:2 * hidden], rb[2 * hidden:]
 
     def step(t, state):

@@ -13,7 +13,7 @@ with f, g, h the direction's ActivationDescs and clip() the ClipThreshold bound 
 
 The page says the clip "is applied to the input of activations" without listing them; as in onnxruntime's
 CPU kernel (uni_directional_lstm.cc) it bounds the four gate inputs and not C before h(). CoupleInputForget is
-ONNX's input_forget (f = 1 - i, as in that kernel). Directions and SequenceLengths: see _lstm_rnn_exec.
+ONNX's input_forget (f = 1 - i, as in that kernel). Directions and SequenceLengths: see _recurrent_exec.
 
 to_onnx unrolls the T steps into MatMul/Add/Mul/Where nodes instead of emitting ONNX LSTM, because ONNX
 LSTM names its activations from a fixed list (any DML activation desc may appear here, with its own
@@ -26,9 +26,11 @@ import numpy as np
 
 from ..descs import ActivationRelu, ActivationSigmoid, ActivationSoftplus, ActivationTanh, Lstm
 from ..errors import Problem
+from ..lower import activation_reference
 from ..sample import Sample
-from . import _lstm_rnn_exec, _recurrent
-from ._lstm_rnn_exec import f32, random_inputs
+from . import _recurrent
+from . import _recurrent_exec as rx
+from ._recurrent import f32, random_inputs
 
 # Sizes exactly as the reference page writes them; gate blocks are i, o, f, c (peepholes i, o, f).
 LAYOUTS = {
@@ -72,32 +74,35 @@ def _activations(desc, d: int):
 
 
 def reference(desc, x):
-    """The equations in the module docstring in float64, vectorised over directions and batch."""
-    D = _recurrent.num_directions(desc)
-    f_act, g_act, h_act = (tuple(_activations(desc, d)[k] for d in range(D)) for k in range(3))
+    """The equations in the module docstring in float64, vectorised over the batch."""
     p = x.get("PeepholeTensor")
-    peep = [0.0] * 3 if p is None else np.split(p[0, 0].astype(np.float64)[:, None, :], 3, axis=-1)  # [D, 1, H]
     thr = np.float64(np.float32(desc.clip_threshold))
 
     def clip(v):
         return np.minimum(np.maximum(v, -thr), thr) if desc.use_clip_threshold else v
 
-    def cell(pre, state):
-        _, c_prev = state
-        pre_i, pre_o, pre_f, pre_c = np.split(pre, 4, axis=-1)
-        i = _lstm_rnn_exec.per_direction(f_act, clip(pre_i + peep[0] * c_prev))
-        if desc.couple_input_forget:
-            f = 1.0 - i
-        else:
-            f = _lstm_rnn_exec.per_direction(f_act, clip(pre_f + peep[2] * c_prev))
-        c = f * c_prev + i * _lstm_rnn_exec.per_direction(g_act, clip(pre_c))
-        o = _lstm_rnn_exec.per_direction(f_act, clip(pre_o + peep[1] * c))  # the output peephole sees the new C
-        return [o * _lstm_rnn_exec.per_direction(h_act, c), c]
+    def make_step(d):
+        f_act, g_act, h_act = _activations(desc, d)
+        peep = [0.0] * 3 if p is None else np.split(p[0, 0, d].astype(np.float64)[None, :], 3, axis=-1)  # [1, H]
 
-    return _lstm_rnn_exec.reference(desc, x, STATES, cell)
+        def cell(pre, state):
+            _, c_prev = state
+            pre_i, pre_o, pre_f, pre_c = np.split(pre, 4, axis=-1)
+            i = activation_reference(f_act, clip(pre_i + peep[0] * c_prev))
+            if desc.couple_input_forget:
+                f = 1.0 - i
+            else:
+                f = activation_reference(f_act, clip(pre_f + peep[2] * c_prev))
+            c = f * c_prev + i * activation_reference(g_act, clip(pre_c))
+            o = activation_reference(f_act, clip(pre_o + peep[1] * c))  # the output peephole sees the new C
+            return [o * activation_reference(h_act, c), c]
+
+        return rx.linear_gates_reference(x, d, cell)
+
+    return rx.run(rx.NumpyOps(), desc, x, STATES, make_step)
 
 
-def _cell(ops, desc, x, d):
+def _step(ops, desc, x, d):
     """Direction d's step on [N, ...] backend values (same equations as ``reference``)."""
     f_act, g_act, h_act = _activations(desc, d)
     p = x.get("PeepholeTensor")
@@ -122,19 +127,19 @@ def _cell(ops, desc, x, d):
         o = ops.act(f_act, clip(peep(pre_o, p_o, c)))
         return [ops.mul(o, ops.act(h_act, c)), c]
 
-    return cell
+    return rx.linear_gates(ops, x, d, cell)
 
 
 def to_onnx(desc, g, x):
     """The T steps unrolled into ONNX nodes (see the module docstring for why not ONNX LSTM)."""
-    ops = _lstm_rnn_exec.OnnxOps(g)
-    return _lstm_rnn_exec.unroll(ops, desc, x, STATES, lambda d: _cell(ops, desc, x, d))
+    ops = rx.OnnxOps(g)
+    return rx.run(ops, desc, x, STATES, lambda d: _step(ops, desc, x, d))
 
 
 def to_torch(desc, torch, x):
     """A Python loop over the T steps with torch ops (torch.nn.LSTM has no peepholes, clip or coupling)."""
-    ops = _lstm_rnn_exec.TorchOps(torch)
-    return _lstm_rnn_exec.unroll(ops, desc, x, STATES, lambda d: _cell(ops, desc, x, d))
+    ops = rx.TorchOps(torch)
+    return rx.run(ops, desc, x, STATES, lambda d: _step(ops, desc, x, d))
 
 
 # Samples ---------------------------------------------------------------------------------------------------
@@ -148,7 +153,7 @@ def _desc(T, N, I, H, direction="FORWARD", acts=None, present=(), clip=None, cou
              "SequenceLengthsTensor": [1, 1, 1, N], "PeepholeTensor": [1, 1, D, 3 * H],
              "OutputSequenceTensor": [T, D, N, H], "OutputSingleTensor": [1, D, N, H],
              "OutputCellSingleTensor": [1, D, N, H]}
-    fields = _lstm_rnn_exec.sample_tensors(Lstm, sizes, present, strides)
+    fields = _recurrent.sample_tensors(Lstm, sizes, present, strides)
     if acts is None:
         acts = [ActivationSigmoid(), ActivationTanh(), ActivationTanh()] * D
     return Lstm(**fields, activation_descs=tuple(acts), direction=direction,

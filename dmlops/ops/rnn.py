@@ -6,7 +6,7 @@ The DML_RNN_OPERATOR_DESC page is ONNX RNN with 4-D left-padded tensors: one gat
     h_t = f(x_t W^T + h_{t-1} R^T + Wb + Rb)
 
 DML_RNN has no clip field (ONNX RNN's clip must be lowered by the caller). Directions and SequenceLengths:
-see _lstm_rnn_exec (onnxruntime 1.31's own RNN kernel agrees except for a length of 0, where DirectML's
+see _recurrent_exec (onnxruntime 1.31's own RNN kernel agrees except for a length of 0, where DirectML's
 backward pass keeps HiddenInit: tests/test_oracle_lstm_rnn.py).
 
 to_onnx unrolls the T steps into MatMul/Add/Where nodes instead of emitting ONNX RNN, because ONNX RNN names
@@ -20,9 +20,11 @@ import numpy as np
 
 from ..descs import ActivationRelu, ActivationSigmoid, ActivationTanh, Rnn
 from ..errors import Problem
+from ..lower import activation_reference
 from ..sample import Sample
-from . import _lstm_rnn_exec, _recurrent
-from ._lstm_rnn_exec import f32, random_inputs
+from . import _recurrent
+from . import _recurrent_exec as rx
+from ._recurrent import f32, random_inputs
 
 # Sizes exactly as the reference page writes them (one gate: the input gate).
 LAYOUTS = {
@@ -46,28 +48,30 @@ def check(desc, level) -> list[Problem]:
 
 
 def reference(desc, x):
-    """h_t = f(x_t W^T + h_{t-1} R^T + Wb + Rb) in float64, vectorised over directions and batch."""
-    def cell(pre, state):
-        return [_lstm_rnn_exec.per_direction(desc.activation_descs, pre)]
+    """h_t = f(x_t W^T + h_{t-1} R^T + Wb + Rb) in float64, vectorised over the batch."""
+    def make_step(d):
+        f = desc.activation_descs[d]
+        return rx.linear_gates_reference(x, d, lambda pre, state: [activation_reference(f, pre)])
 
-    return _lstm_rnn_exec.reference(desc, x, STATES, cell)
+    return rx.run(rx.NumpyOps(), desc, x, STATES, make_step)
 
 
-def _cell(ops, desc, d):
+def _step(ops, desc, x, d):
+    """Direction d's step on [N, ...] backend values (the same equation as ``reference``)."""
     f = desc.activation_descs[d]
-    return lambda pre, state: [ops.act(f, pre)]
+    return rx.linear_gates(ops, x, d, lambda pre, state: [ops.act(f, pre)])
 
 
 def to_onnx(desc, g, x):
     """The T steps unrolled into ONNX nodes (see the module docstring for why not ONNX RNN)."""
-    ops = _lstm_rnn_exec.OnnxOps(g)
-    return _lstm_rnn_exec.unroll(ops, desc, x, STATES, lambda d: _cell(ops, desc, d))
+    ops = rx.OnnxOps(g)
+    return rx.run(ops, desc, x, STATES, lambda d: _step(ops, desc, x, d))
 
 
 def to_torch(desc, torch, x):
     """A Python loop over the T steps with torch ops (torch.nn.RNN knows only tanh and relu)."""
-    ops = _lstm_rnn_exec.TorchOps(torch)
-    return _lstm_rnn_exec.unroll(ops, desc, x, STATES, lambda d: _cell(ops, desc, d))
+    ops = rx.TorchOps(torch)
+    return rx.run(ops, desc, x, STATES, lambda d: _step(ops, desc, x, d))
 
 
 # Samples ---------------------------------------------------------------------------------------------------
@@ -79,7 +83,7 @@ def _desc(T, N, I, H, direction="FORWARD", acts=None, present=(), strides=None):
     sizes = {"InputTensor": [1, T, N, I], "WeightTensor": [1, D, H, I], "RecurrenceTensor": [1, D, H, H],
              "BiasTensor": [1, 1, D, 2 * H], "HiddenInitTensor": [1, D, N, H], "SequenceLengthsTensor": [1, 1, 1, N],
              "OutputSequenceTensor": [T, D, N, H], "OutputSingleTensor": [1, D, N, H]}
-    fields = _lstm_rnn_exec.sample_tensors(Rnn, sizes, present, strides)
+    fields = _recurrent.sample_tensors(Rnn, sizes, present, strides)
     return Rnn(**fields, activation_descs=tuple(acts or [ActivationTanh()] * D), direction=direction)
 
 

@@ -43,13 +43,13 @@ def level_for(adapter, feature_level) -> FeatureLevel:
 
 def data_type_problems(graph, adapter) -> list[str]:
     """Every tensor whose data type ``adapter`` lacks (DML_FEATURE_TENSOR_DATA_TYPE_SUPPORT), as messages."""
-    from ...compiled import _nested
+    from ...core import nested_operators
     from ...graph import slots
 
     problems = []
     label = (lambda k, d: d.OPERATOR_TYPE) if len(graph.nodes) == 1 else (lambda k, d: f"GRAPH node {k} ({d.OPERATOR_TYPE})")
     for k, node in enumerate(graph.nodes):
-        for desc in [node] + _nested(node):
+        for desc in [node] + nested_operators(node):
             for kind in ("input", "output"):
                 for name, td in slots(desc, kind):
                     if td is not None and not adapter.supports(td.data_type):

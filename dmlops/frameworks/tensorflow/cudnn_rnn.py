@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import functools
 from collections import namedtuple
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -50,7 +49,8 @@ from ...compose import Composer, Tensor
 from ...errors import DmlOpsError
 from ...types import TensorDesc
 from .._common import Built, array, choice, finish_or_graph, packed
-from .cudnn_rnn_params import DIRECTIONS, DML_GATES, RNN_MODES, RnnShape, checked_params
+from .cudnn_rnn_backprop import compose_cudnn_rnn_backprop_v3
+from .cudnn_rnn_params import DIRECTIONS, DML_GATES, RNN_MODES, RnnConfig, RnnShape, checked_params, param_slice
 
 OP = "tensorflow.CudnnRNNV3"
 OP_GRAD = "tensorflow.CudnnRNNBackpropV3"
@@ -62,64 +62,6 @@ CudnnRNNBackpropV3 = namedtuple("CudnnRNNBackpropV3",
 
 _DATA_TYPES = {"float32": "FLOAT32", "float16": "FLOAT16"}
 _DML_CLASSES = {"gru": "Gru", "lstm": "Lstm", "rnn_relu": "Rnn", "rnn_tanh": "Rnn"}
-
-
-@dataclass(frozen=True)
-class RnnConfig:
-    """Everything a CudnnRNN graph depends on (its cache key)."""
-
-    shape: RnnShape
-    steps: int
-    batch: int
-    data_type: str  # "FLOAT32" or "FLOAT16"
-    time_major: bool
-    dropout: float  # the dropout that applies: 0.0 without training or with one layer
-    lengths: bool  # whether sequence_lengths is given
-
-    @property
-    def dirs(self) -> int:
-        """1 or 2."""
-        return self.shape.dirs
-
-    @property
-    def units(self) -> int:
-        """num_units (H)."""
-        return self.shape.num_units
-
-    @property
-    def layers(self) -> int:
-        """num_layers."""
-        return self.shape.num_layers
-
-    @property
-    def sequence_elements(self) -> int:
-        """Elements of one layer's output sequence: T * N * dir * H."""
-        return self.steps * self.batch * self.dirs * self.units
-
-    @property
-    def reserve_blocks(self) -> int:
-        """Blocks in reserve_space: one output sequence per layer, one dropout mask per layer above the first."""
-        return self.layers + (self.layers - 1 if self.dropout else 0)
-
-    @property
-    def reserve_size(self) -> int:
-        """Elements of reserve_space."""
-        return self.reserve_blocks * self.sequence_elements
-
-    def input_shape(self) -> tuple[int, ...]:
-        """TensorFlow's input shape."""
-        i = self.shape.input_size
-        return (self.steps, self.batch, i) if self.time_major else (self.batch, self.steps, i)
-
-    def state_shape(self) -> tuple[int, ...]:
-        """TensorFlow's input_h / output_h shape."""
-        ld = self.layers * self.dirs
-        return (ld, self.batch, self.units) if self.time_major else (self.batch, ld, self.units)
-
-    def output_shape(self) -> tuple[int, ...]:
-        """TensorFlow's output shape."""
-        dh = self.dirs * self.units
-        return (self.steps, self.batch, dh) if self.time_major else (self.batch, self.steps, dh)
 
 
 # ---------------------------------------------------------------------------------------------- argument checks
@@ -202,11 +144,6 @@ def sequence_strides(config: RnnConfig, time_major: bool) -> tuple[int, ...]:
     [T, N, dir * H] (time_major) or [N, T, dir * H] layout."""
     t, n, d, h = config.steps, config.batch, config.dirs, config.units
     return (n * d * h, h, d * h, 1) if time_major else (d * h, h, t * d * h, 1)
-
-
-def param_slice(c: Composer, params: Tensor, offset: int, size: int, sizes) -> Tensor:
-    """``size`` consecutive elements of the params buffer ([1, 1, 1, P]) from ``offset``, read as ``sizes``."""
-    return c.slice(params, [0, 0, 0, offset], [1, 1, 1, size]).view(sizes)
 
 
 def _dml_weights(c: Composer, params: Tensor, shape: RnnShape, layer: int):
@@ -399,8 +336,6 @@ def sequence_masks(sequence_lengths, steps: int, batch: int, dtype) -> tuple[np.
 
 @functools.lru_cache(maxsize=64)
 def _backward_built(config: RnnConfig) -> Built:
-    from .cudnn_rnn_backprop import compose_cudnn_rnn_backprop_v3
-
     c = Composer()
     t, n, d, h, layers = config.steps, config.batch, config.dirs, config.units, config.layers
     dt, i = config.data_type, config.shape.input_size

@@ -24,7 +24,7 @@ import math
 
 from ... import descs as _descs
 from ...compose import Composer, Tensor
-from .cudnn_rnn import RnnConfig, param_slice
+from .cudnn_rnn_params import RnnConfig, param_slice
 
 
 class _Graph:

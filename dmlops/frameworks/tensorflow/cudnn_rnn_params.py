@@ -19,6 +19,9 @@ pad its opaque buffer differently for several layers or directions; buffers from
 PyTorch's nn.GRU / nn.LSTM / nn.RNN keep their gates in the cuDNN order (r, z, n; i, f, g, o), so the
 torch converters only split and join. DirectML's GRU orders gates z, r, h and its LSTM i, o, f, c (the
 ONNX orders; dmlops/ops/gru.py, lstm.py), which ``params_to_dml`` permutes.
+
+RnnConfig (what a CudnnRNN graph depends on) and ``param_slice`` live here, below both the forward
+(cudnn_rnn.py) and the gradient (cudnn_rnn_backprop.py) that read them.
 """
 from __future__ import annotations
 
@@ -29,6 +32,7 @@ from functools import cached_property
 
 import numpy as np
 
+from ...compose import Composer, Tensor
 from ...errors import DmlOpsError
 from .._common import array, choice
 
@@ -119,6 +123,69 @@ class RnnShape:
         """The shape as keyword arguments, for error messages."""
         return (f"rnn_mode={self.rnn_mode!r}, num_layers={self.num_layers}, num_units={self.num_units}, "
                 f"input_size={self.input_size}, direction={self.direction!r}")
+
+
+@dataclass(frozen=True)
+class RnnConfig:
+    """Everything a CudnnRNN graph depends on (its cache key)."""
+
+    shape: RnnShape
+    steps: int
+    batch: int
+    data_type: str  # "FLOAT32" or "FLOAT16"
+    time_major: bool
+    dropout: float  # the dropout that applies: 0.0 without training or with one layer
+    lengths: bool  # whether sequence_lengths is given
+
+    @property
+    def dirs(self) -> int:
+        """1 or 2."""
+        return self.shape.dirs
+
+    @property
+    def units(self) -> int:
+        """num_units (H)."""
+        return self.shape.num_units
+
+    @property
+    def layers(self) -> int:
+        """num_layers."""
+        return self.shape.num_layers
+
+    @property
+    def sequence_elements(self) -> int:
+        """Elements of one layer's output sequence: T * N * dir * H."""
+        return self.steps * self.batch * self.dirs * self.units
+
+    @property
+    def reserve_blocks(self) -> int:
+        """Blocks in reserve_space: one output sequence per layer, one dropout mask per layer above the first."""
+        return self.layers + (self.layers - 1 if self.dropout else 0)
+
+    @property
+    def reserve_size(self) -> int:
+        """Elements of reserve_space."""
+        return self.reserve_blocks * self.sequence_elements
+
+    def input_shape(self) -> tuple[int, ...]:
+        """TensorFlow's input shape."""
+        i = self.shape.input_size
+        return (self.steps, self.batch, i) if self.time_major else (self.batch, self.steps, i)
+
+    def state_shape(self) -> tuple[int, ...]:
+        """TensorFlow's input_h / output_h shape."""
+        ld = self.layers * self.dirs
+        return (ld, self.batch, self.units) if self.time_major else (self.batch, ld, self.units)
+
+    def output_shape(self) -> tuple[int, ...]:
+        """TensorFlow's output shape."""
+        dh = self.dirs * self.units
+        return (self.steps, self.batch, dh) if self.time_major else (self.batch, self.steps, dh)
+
+
+def param_slice(c: Composer, params: Tensor, offset: int, size: int, sizes) -> Tensor:
+    """``size`` consecutive elements of the params buffer ([1, 1, 1, P]) from ``offset``, read as ``sizes``."""
+    return c.slice(params, [0, 0, 0, offset], [1, 1, 1, size]).view(sizes)
 
 
 def rnn_shape(op: str, rnn_mode: str, num_layers: int, num_units: int, input_size: int,
@@ -297,5 +364,5 @@ def params_to_dml(params, *, rnn_mode: str, num_layers: int, num_units: int, inp
     return layers
 
 
-__all__ = ["RNN_MODES", "GATES", "DML_GATES", "Block", "RnnShape", "params_size", "canonical_to_params",
+__all__ = ["RNN_MODES", "GATES", "DML_GATES", "Block", "RnnShape", "RnnConfig", "param_slice", "params_size", "canonical_to_params",
            "params_to_canonical", "params_from_torch", "params_to_torch", "params_to_dml"]
