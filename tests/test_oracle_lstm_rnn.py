@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import dmlops
+from tests.onnx_node_cases import generated
 
 torch = pytest.importorskip("torch")
 ort = pytest.importorskip("onnxruntime")
@@ -329,35 +330,15 @@ ONNX_CASES = ["test_lstm_defaults", "test_lstm_with_initial_bias", "test_lstm_wi
 
 @functools.cache
 def onnx_cases():
-    """ONNX's LSTM and RNN node test cases by name: (node, inputs, outputs), regenerated in memory.
-
-    onnx 1.23 ships no case files. These are the generators collect_testcases() runs, called directly with
-    their module's ``expect`` captured: collect_testcases() imports all ~200 generator modules (about 5 s)
-    and keeps a process-wide op-type filter, so a filtered call made by another test would hide these.
-    """
-    import importlib
-
-    captured = {}
-    state = np.random.get_state()
-    for module_name, class_name in (("lstm", "LSTM"), ("rnn", "RNN")):
-        module = importlib.import_module(f"onnx.backend.test.case.node.{module_name}")
-        original = module.expect
-        module.expect = lambda node, inputs, outputs, name, **kw: captured.__setitem__(name, (node, inputs, outputs))
-        try:
-            cls = getattr(module, class_name)
-            for attr in sorted(vars(cls)):
-                if attr.startswith("export"):
-                    np.random.seed(0)  # as onnx's exporter does before each generator
-                    getattr(cls, attr)()
-        finally:
-            module.expect = original
-    np.random.set_state(state)
-    return captured
+    """ONNX's LSTM and RNN node test cases by name (NodeCase: node, inputs, outputs), regenerated in memory by
+    onnx's own generators (tests/onnx_node_cases.py; onnx 1.23 ships no case files)."""
+    return generated(("lstm", "rnn"))
 
 
 @pytest.mark.parametrize("name", ONNX_CASES)
 def test_onnx_node_test_case(name):
-    node, ins, outs = onnx_cases()[name]
+    case = onnx_cases()[name]
+    node, ins, outs = case.node, case.inputs, case.outputs
     attrs = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
     assert set(attrs) <= {"hidden_size", "direction", "layout", "activations", "clip", "input_forget"}, attrs
     layout = attrs.get("layout", 0)

@@ -6,8 +6,6 @@ memory from onnx.backend.test.case.node, with ONNX's reference evaluator for the
 backend (reference, onnxruntime, torch) is checked. The shape rules these operators' check() hooks add are
 asserted message by message.
 """
-import importlib
-import inspect
 import re
 
 import numpy as np
@@ -16,6 +14,7 @@ import pytest
 import dmlops
 from dmlops.errors import ValidationError
 from dmlops.types import FeatureLevel, ScaleBias, TensorDesc
+from tests.onnx_node_cases import generated
 
 torch = pytest.importorskip("torch")
 
@@ -220,34 +219,8 @@ def test_torch_results_do_not_alias_the_input():
 ONNX_MODULES = ("slice", "concat", "ceil", "floor")
 
 
-def _onnx_cases():
-    """{name: (node, inputs, outputs)} from onnx's node-case generators, regenerated in memory.
-
-    The generators collect_testcases() runs, called directly with their module's ``expect`` captured (as in
-    test_oracle_elementwise.py: collect_testcases() imports every generator module and keeps a process-wide
-    op-type filter).
-    """
-    captured = []
-    state = np.random.get_state()
-    for name in ONNX_MODULES:
-        module = importlib.import_module(f"onnx.backend.test.case.node.{name}")
-        original = module.expect
-        module.expect = lambda node, inputs, outputs, name, **kw: captured.append((name, node, inputs, outputs))
-        try:
-            for cls in vars(module).values():
-                if inspect.isclass(cls) and cls.__module__ == module.__name__:
-                    for attr in sorted(vars(cls)):
-                        if attr.startswith("export"):
-                            np.random.seed(0)  # as onnx's exporter does before each generator
-                            getattr(cls, attr)()
-        finally:
-            module.expect = original
-    np.random.set_state(state)
-    return {name: (node, [np.asarray(i) for i in inputs], [np.asarray(o) for o in outputs])
-            for name, node, inputs, outputs in captured}
-
-
-ONNX_NODE_CASES = _onnx_cases()
+# {name: (node, inputs, outputs)} from onnx's node-case generators, regenerated in memory (tests/onnx_node_cases.py).
+ONNX_NODE_CASES = {name: (case.node, case.inputs, case.outputs) for name, case in generated(ONNX_MODULES).items()}
 SKIPPED = {
     "test_slice_start_out_of_bounds": "the ONNX output is empty; DirectML tensors have no size 0",
 }
