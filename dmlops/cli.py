@@ -40,7 +40,7 @@ def _level(text: str) -> FeatureLevel:
 
 
 def cmd_ops(args) -> int:
-    schemas = _schema.all_schemas().values()
+    schemas = list(_schema.all_schemas().values())
     if args.feature_level is not None:
         schemas = [s for s in schemas if s.introduced <= args.feature_level]
     rows = [(s.operator_type, s.introduced.short, s.struct_name) for s in schemas]

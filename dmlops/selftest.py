@@ -54,7 +54,7 @@ def _devices(devices, backend: str) -> list[str]:
         return []
 
 
-def parse_path(text: str) -> tuple[str, str]:
+def parse_path(text: str) -> tuple[str, str | None]:
     """``"onnxruntime:cpu"`` or ``"torch:dml:1"`` → (backend, device); a bare backend means its default device."""
     from .backends import BACKENDS
 
@@ -162,7 +162,7 @@ def _refusal(path: str, case) -> Result:
 
 def environment() -> dict:
     """What a bug report needs: versions of Python, the OS and the packages on the DirectML paths."""
-    packages = {}
+    packages: dict[str, str | None] = {}
     for name in ("dmlops", "numpy", "onnxruntime", "onnxruntime-directml", "torch", "torch-directml"):
         try:
             packages[name] = metadata.version(name)

@@ -83,7 +83,7 @@ class Case:
 @functools.cache
 def cases() -> tuple[Case, ...]:
     """Every case of every operator, in file order."""
-    out = []
+    out: list[Case] = []
     for path in sorted(DATA.glob("*.json")):
         doc = json.loads(path.read_text())
         op = doc["operator"].removeprefix("DML_OPERATOR_")

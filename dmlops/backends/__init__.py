@@ -28,10 +28,11 @@ def evaluate(graph: GraphDesc, inputs: list, lower, settle, reinterpret) -> list
     produced: dict[tuple[int, int], object] = {}
     out_slots = [slots(desc, "output") for desc in graph.nodes]
     consumers: dict[int, list] = {}
-    for e in graph.intermediate_edges:
-        frm = out_slots[e.from_node_index][e.from_node_output_index][1]
-        to = slots(graph.nodes[e.to_node_index], "input")[e.to_node_input_index][1]
-        consumers.setdefault(e.from_node_index, []).append((e, frm, to if reinterprets(frm, to) else None))
+    for ie in graph.intermediate_edges:
+        frm = out_slots[ie.from_node_index][ie.from_node_output_index][1]
+        to = slots(graph.nodes[ie.to_node_index], "input")[ie.to_node_input_index][1]
+        assert frm is not None and to is not None  # GraphDesc.problems refuses edges to null tensors
+        consumers.setdefault(ie.from_node_index, []).append((ie, frm, to if reinterprets(frm, to) else None))
     for k in graph.order():
         desc = graph.nodes[k]
         values = {name: bound[(k, i)] for i, (name, td) in enumerate(slots(desc, "input")) if td is not None}

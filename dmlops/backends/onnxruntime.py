@@ -184,7 +184,9 @@ class Runner:
 
     def __init__(self, graph, device: str, ort=None):
         if ort is None:
-            import onnxruntime as ort
+            import onnxruntime
+
+            ort = onnxruntime
         self.ort = ort
         self.device = device
         self.kind, self.device_id = parse_device(device, "onnxruntime")

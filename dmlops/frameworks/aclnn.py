@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import math
+from typing import overload
 
 import numpy as np
 
@@ -81,6 +82,14 @@ def _padded(shape: tuple) -> tuple:
 
 
 # ---------------------------------------------------------------------------------------------- composition
+@overload
+def _compute(c: Composer, t: Tensor) -> Tensor: ...
+
+
+@overload
+def _compute(c: Composer, t: Tensor | None) -> Tensor | None: ...
+
+
 def _compute(c: Composer, t: Tensor | None) -> Tensor | None:
     """``t`` in FLOAT32: Ascend casts FLOAT16 to FLOAT32 before computing (its kernels' ``cast_to``)."""
     if t is None or t.data_type == DataType.FLOAT32:
@@ -183,6 +192,7 @@ def _backward_graph(self_shape, self_dtype, grad_shape, grad_dtype, target_shape
                                                   ("self", self_shape, self_dtype),
                                                   ("target", target_shape, target_dtype),
                                                   ("weight", weight_shape, weight_dtype)])
+    assert x is not None and y is not None  # self and target always have a shape
     c.output("out", compose_binary_cross_entropy_backward(c, g, x, y, w, reduction))
     return Built(BACKWARD, c.build(),
                  lambda outputs: np.asarray(outputs["out"]).reshape(self_shape))
@@ -193,6 +203,7 @@ def _forward_graph(self_shape, dtype, weight_shape, reduction) -> Built:
     c = Composer()
     x, y, w = _inputs(c, _padded(self_shape), [("self", self_shape, dtype), ("target", self_shape, dtype),
                                                ("weight", weight_shape, dtype)])
+    assert x is not None and y is not None  # self and target always have a shape
     c.output("out", compose_binary_cross_entropy(c, x, y, w, reduction))
     shape = self_shape if reduction == "none" else ()
     return Built(FORWARD, c.build(), lambda outputs: np.asarray(outputs["out"]).reshape(shape))

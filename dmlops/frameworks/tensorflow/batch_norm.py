@@ -25,6 +25,7 @@ import functools
 import math
 import numbers
 from collections import namedtuple
+from typing import SupportsFloat
 
 import numpy as np
 
@@ -94,7 +95,7 @@ def _to_type(c: Composer, t: Tensor, data_type: DataType) -> Tensor:
         "output_tensor"]
 
 
-def _f32(value: float) -> float:
+def _f32(value: SupportsFloat) -> float:
     """``value`` rounded to float32, as TF stores its float attributes (epsilon, exponential_avg_factor)."""
     return float(np.float32(value))
 
@@ -150,6 +151,7 @@ def compose_fused_batch_norm_v3(c: Composer, x: Tensor, scale: Tensor, offset: T
     if factor == 1.0:
         running_mean, running_var = batch_mean, c.identity(batch_var, scale=float(adjust))
     else:
+        assert mean is not None and variance is not None  # refused above when factor != 1
         keep = float(np.float32(1) - np.float32(factor))
         running_mean = c.add(c.identity(mean, scale=keep), c.identity(batch_mean, scale=factor))
         running_var = c.add(c.identity(variance, scale=keep), c.identity(batch_var, scale=float(np.float32(factor) * adjust)))
