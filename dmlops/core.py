@@ -67,7 +67,7 @@ class OperatorDescCore:
 
     def dml_fields(self) -> dict[str, object]:
         """Every struct member by DML name, in struct order, with count fields derived."""
-        out = {}
+        out: dict[str, object] = {}
         for f in self.schema().fields:
             if f.name in self.schema().count_fields:
                 out[f.name] = self.count(f.name)

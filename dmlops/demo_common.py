@@ -20,14 +20,14 @@ def devices(backend: str) -> list[str]:
     if backend == "onnxruntime":
         import onnxruntime
 
-        from .backends.onnxruntime import available_devices
-        return available_devices(onnxruntime)
+        from .backends import onnxruntime as ort_backend
+        return ort_backend.available_devices(onnxruntime)
     try:
         import torch
     except ImportError:  # the torch extra is not installed: no torch rows (said in the header)
         return []
-    from .backends.torch import available_devices
-    return available_devices(torch)
+    from .backends import torch as torch_backend
+    return torch_backend.available_devices(torch)
 
 
 def refused(out, prefix: str, device: str, error: DmlOpsError) -> bool:

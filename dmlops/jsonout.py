@@ -50,8 +50,8 @@ def _value_json(value):
     return value
 
 
-def _tensor_json(t: TensorDesc) -> dict:
-    out = {"DataType": t.data_type.name, "Sizes": list(t.sizes)}
+def _tensor_json(t: TensorDesc) -> dict[str, object]:
+    out: dict[str, object] = {"DataType": t.data_type.name, "Sizes": list(t.sizes)}
     if t.strides is not None:
         out["Strides"] = list(t.strides)
     if t.flags:

@@ -10,6 +10,8 @@ missing tensors and wrong ranks are the generic validator's to report.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
 from ..enums import RecurrentNetworkDirection
@@ -19,7 +21,7 @@ from ..types import TensorFlags
 from ..validation import shape_problem, tensor
 
 
-def check(desc, layouts: dict[str, tuple[str, ...]], gates: int, activations_per_direction: int) -> list[Problem]:
+def check(desc, layouts: Mapping[str, tuple[str, ...]], gates: int, activations_per_direction: int) -> list[Problem]:
     """Every layout, ActivationDescs count and OWNED_BY_DML problem of a recurrent operator ``desc``.
 
     ``gates`` is the number of hidden_size blocks in WeightTensor's third dimension (GRU 3, LSTM 4, RNN 1).

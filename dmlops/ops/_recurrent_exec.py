@@ -60,10 +60,10 @@ def run(ops, desc, x: dict, states: dict[str, str], make_step) -> dict:
         step = make_step(d)
         state = [zero if x.get(name) is None else ops.initial(x[name], d) for name in states]
         y = [None] * T
-        first = None
+        first: list = []  # the states after the pass's first step
         for t in time_order(T, reverse):
             new = list(step(t, state))
-            if first is None:
+            if not first:
                 first = new
             if lens is None:
                 y[t], state = new[0], new
