@@ -22,16 +22,34 @@ consumer of one graph input must declare the same TensorDesc, since one buffer i
 """
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, field
 
 from .base import OperatorDesc
-from .errors import DmlOpsError, Problem, ValidationError
+from .errors import DescriptorError, DmlOpsError, Problem, ValidationError
 from .types import FeatureLevel, TensorDesc
 from .validation import problems as node_problems
 
 
+_UINT_MAX = 2**32 - 1
+
+
+class _Edge:
+    """Edge indices are DirectML UINTs: a whole number from 0 to 2**32 - 1, checked at construction."""
+
+    def __post_init__(self):
+        from dataclasses import fields
+
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 0 <= value <= _UINT_MAX:
+                raise DescriptorError(f"{type(self).__name__}.{f.name}",
+                                      f"expected a whole number from 0 to {_UINT_MAX}; got {value!r}.")
+            object.__setattr__(self, f.name, int(value))  # NumPy integers become Python ints
+
+
 @dataclass(frozen=True)
-class InputEdge:
+class InputEdge(_Edge):
     """DML_INPUT_GRAPH_EDGE_DESC: graph input → a node's input slot."""
 
     graph_input_index: int
@@ -40,7 +58,7 @@ class InputEdge:
 
 
 @dataclass(frozen=True)
-class IntermediateEdge:
+class IntermediateEdge(_Edge):
     """DML_INTERMEDIATE_GRAPH_EDGE_DESC: a node's output slot → another node's input slot."""
 
     from_node_index: int
@@ -50,7 +68,7 @@ class IntermediateEdge:
 
 
 @dataclass(frozen=True)
-class OutputEdge:
+class OutputEdge(_Edge):
     """DML_OUTPUT_GRAPH_EDGE_DESC: a node's output slot → graph output."""
 
     from_node_index: int
@@ -60,7 +78,7 @@ class OutputEdge:
 
 def slots(desc: OperatorDesc, kind: str) -> list[tuple[str, TensorDesc | None]]:
     """A node's input (``kind="input"``) or output slots: (DML field name or ``Name[i]``, TensorDesc or None)."""
-    out = []
+    out: list[tuple[str, TensorDesc | None]] = []
     for f in desc.schema().fields:
         if f.kind != kind or not f.is_tensor:
             continue
@@ -106,10 +124,10 @@ class GraphDesc:
         out_names = [n for n, t in outs if t is not None]
         return cls(
             nodes=(desc,),
-            input_edges=[InputEdge(in_names.index(n), 0, i) for i, (n, t) in enumerate(ins) if t is not None],
+            input_edges=tuple(InputEdge(in_names.index(n), 0, i) for i, (n, t) in enumerate(ins) if t is not None),
             intermediate_edges=(),
-            output_edges=[OutputEdge(0, i, out_names.index(n)) for i, (n, t) in enumerate(outs) if t is not None],
-            input_names=in_names, output_names=out_names)
+            output_edges=tuple(OutputEdge(0, i, out_names.index(n)) for i, (n, t) in enumerate(outs) if t is not None),
+            input_names=tuple(in_names), output_names=tuple(out_names))
 
     # ---------------------------------------------------------------------------------------
     def problems(self, feature_level) -> list[Problem]:
@@ -172,21 +190,21 @@ class GraphDesc:
         for gi, name in enumerate(self.input_names):
             if gi not in first_use:
                 add(f"Inputs[{gi}]", f"graph input '{name}' is connected to no node.", "unused")
-        for e, edge in enumerate(self.intermediate_edges):
+        for e, link in enumerate(self.intermediate_edges):
             where = f"IntermediateEdges[{e}]"
-            frm = slot(outs, edge.from_node_index, edge.from_node_output_index, where, "output")
-            to = slot(ins, edge.to_node_index, edge.to_node_input_index, where, "input")
+            frm = slot(outs, link.from_node_index, link.from_node_output_index, where, "output")
+            to = slot(ins, link.to_node_index, link.to_node_input_index, where, "input")
             if frm is None or to is None:
                 continue
-            self._bind(bound, (edge.to_node_index, edge.to_node_input_index), where, add, node_ref)
+            self._bind(bound, (link.to_node_index, link.to_node_input_index), where, add, node_ref)
             if frm[1].data_type != to[1].data_type:
-                add(where, f"{node_ref(edge.from_node_index, frm[0])} is {_show(frm[1])} but "
-                           f"{node_ref(edge.to_node_index, to[0])} is {_show(to[1])}; an edge's two ends must agree "
+                add(where, f"{node_ref(link.from_node_index, frm[0])} is {_show(frm[1])} but "
+                           f"{node_ref(link.to_node_index, to[0])} is {_show(to[1])}; an edge's two ends must agree "
                            "in DataType.", "edge")
             elif _reach_bytes(to[1]) > frm[1].total_tensor_size_in_bytes:
-                add(where, f"{node_ref(edge.to_node_index, to[0])} reads {_show(to[1])} (Strides "
+                add(where, f"{node_ref(link.to_node_index, to[0])} reads {_show(to[1])} (Strides "
                            f"{list(to[1].strides or to[1].packed_strides)}) up to byte {_reach_bytes(to[1])}, past the "
-                           f"{frm[1].total_tensor_size_in_bytes} bytes that {node_ref(edge.from_node_index, frm[0])} "
+                           f"{frm[1].total_tensor_size_in_bytes} bytes that {node_ref(link.from_node_index, frm[0])} "
                            "writes; a consumer may reinterpret a buffer, not read beyond it.", "edge")
         for k, table in enumerate(ins):
             for i, (name, td) in enumerate(table):
@@ -194,18 +212,18 @@ class GraphDesc:
                     add(f"Nodes[{k}]", f"{node_ref(k, name)} is connected to no edge; every input tensor must be bound.",
                         "unbound")
         outputs_bound: dict[int, int] = {}
-        for e, edge in enumerate(self.output_edges):
+        for e, out_edge in enumerate(self.output_edges):
             where = f"OutputEdges[{e}]"
-            if not 0 <= edge.graph_output_index < self.output_count:
-                add(where, f"graph output index {edge.graph_output_index} is out of range "
+            if not 0 <= out_edge.graph_output_index < self.output_count:
+                add(where, f"graph output index {out_edge.graph_output_index} is out of range "
                            f"(the graph has {self.output_count} outputs).", "index")
                 continue
-            if slot(outs, edge.from_node_index, edge.from_node_output_index, where, "output") is None:
+            if slot(outs, out_edge.from_node_index, out_edge.from_node_output_index, where, "output") is None:
                 continue
-            if edge.graph_output_index in outputs_bound:
-                add(where, f"graph output '{self.output_names[edge.graph_output_index]}' is already written by "
-                           f"OutputEdges[{outputs_bound[edge.graph_output_index]}].", "duplicate")
-            outputs_bound[edge.graph_output_index] = e
+            if out_edge.graph_output_index in outputs_bound:
+                add(where, f"graph output '{self.output_names[out_edge.graph_output_index]}' is already written by "
+                           f"OutputEdges[{outputs_bound[out_edge.graph_output_index]}].", "duplicate")
+            outputs_bound[out_edge.graph_output_index] = e
         for go, name in enumerate(self.output_names):
             if go not in outputs_bound:
                 add(f"Outputs[{go}]", f"graph output '{name}' is written by no node.", "unbound")
@@ -288,13 +306,18 @@ class GraphDesc:
         """Each graph input's TensorDesc (taken from the first node slot it feeds)."""
         descs: dict[int, TensorDesc] = {}
         for e in self.input_edges:
-            descs.setdefault(e.graph_input_index, slots(self.nodes[e.to_node_index], "input")[e.to_node_input_index][1])
+            td = slots(self.nodes[e.to_node_index], "input")[e.to_node_input_index][1]
+            assert td is not None, "validation refuses an edge to an absent tensor"
+            descs.setdefault(e.graph_input_index, td)
         return [descs[i] for i in range(self.input_count)]
 
     def output_descs(self) -> list[TensorDesc]:
         """Each graph output's TensorDesc."""
-        descs = {e.graph_output_index: slots(self.nodes[e.from_node_index], "output")[e.from_node_output_index][1]
-                 for e in self.output_edges}
+        descs: dict[int, TensorDesc] = {}
+        for e in self.output_edges:
+            td = slots(self.nodes[e.from_node_index], "output")[e.from_node_output_index][1]
+            assert td is not None, "validation refuses an edge from an absent tensor"
+            descs[e.graph_output_index] = td
         return [descs[i] for i in range(self.output_count)]
 
 
@@ -400,5 +423,5 @@ class GraphBuilder:
 
     def build(self) -> GraphDesc:
         """The GraphDesc (validate it with ``graph.validate(level)``; ``dmlops.compile`` does)."""
-        return GraphDesc(self.nodes, self._input_edges, self._intermediate, self._output_edges,
-                         self._inputs, self._outputs)
+        return GraphDesc(tuple(self.nodes), tuple(self._input_edges), tuple(self._intermediate),
+                         tuple(self._output_edges), tuple(self._inputs), tuple(self._outputs))

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -158,3 +159,16 @@ def test_a_strided_output_with_a_zero_tail_runs_for_every_data_type(dt, backend)
     x = np.arange(6, dtype=dt.lower()).reshape(2, 3)
     out = dmlops.run(desc, {"InputTensor": x}, backend=backend)["OutputTensor"]
     assert out.tolist() == x.tolist()
+
+
+@pytest.mark.parametrize("bad", [None, "1", 1.0, -1, True, 2**32])
+def test_graph_edge_indices_must_be_uints_at_construction(bad):
+    from dmlops.graph import InputEdge, IntermediateEdge, OutputEdge
+
+    for make, name in ((lambda v: InputEdge(v, 0, 0), "InputEdge.graph_input_index"),
+                       (lambda v: IntermediateEdge(0, 0, 1, v), "IntermediateEdge.to_node_input_index"),
+                       (lambda v: OutputEdge(0, v, 0), "OutputEdge.from_node_output_index")):
+        with pytest.raises(dmlops.DescriptorError, match=rf"^{name}: expected a whole number from 0 to 4294967295; "
+                                                         rf"got {re.escape(repr(bad))}\.$"):
+            make(bad)
+    assert InputEdge(np.int64(1), 0, 0).graph_input_index == 1
