@@ -203,7 +203,7 @@ def _dxgi_adapters(libs) -> list[_Found]:
     create = _export(libs.dxgi, "CreateDXGIFactory1", c_int32, c_void_p, c_void_p)
     out = c_void_p()
     check(create(byref(iid("IDXGIFactory1")), byref(out)), "CreateDXGIFactory1")
-    found = []
+    found: list[_Found] = []
     with ComPtr(out, "IDXGIFactory1") as factory:
         while True:
             out = c_void_p()

@@ -140,7 +140,7 @@ class GUID(Structure):
     def __eq__(self, other) -> bool:
         return isinstance(other, GUID) and bytes(self) == bytes(other)
 
-    __hash__ = None
+    __hash__ = None  # type: ignore[assignment]  # unhashable (mutable ctypes memory); typeshed types __hash__ as a method
 
 
 # ---------------------------------------------------------------------------------------------------------- the table
@@ -297,11 +297,13 @@ LOCAL_STRUCTS: dict[str, type] = {cls.__name__: cls for cls in (
 
 def struct_type(name: str) -> type:
     """The ctypes class for a struct returned or passed by value: the generated structs.py's if it has one."""
+    found = None
     try:
         from . import structs
     except ImportError:
-        structs = None
-    found = getattr(structs, name, None) if structs is not None else None
+        pass
+    else:
+        found = getattr(structs, name, None)
     if found is not None:
         return found
     try:
@@ -355,7 +357,8 @@ def derived_types(interface: str, name: str) -> tuple[object, tuple]:
     if not m.c_signature:
         raise DmlOpsError(f"{interface}::{name}: the table records no signature for it; pass argtypes and restype.")
     ret, params = _split_params(m.c_signature)
-    restype = struct_type(m.return_type) if m.returns_struct else c_type(m.return_type or ret)
+    return_type = m.return_type or ret
+    restype = struct_type(return_type) if m.returns_struct else c_type(return_type)
     return restype, tuple(c_type(_param_type(p)) for p in params[1:])
 
 

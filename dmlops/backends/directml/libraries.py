@@ -177,7 +177,8 @@ _error: DmlOpsError | None = None
 
 def _open(lib: Library, platform: str):
     if platform == "win32":
-        return ctypes.WinDLL(lib.chosen)
+        # typeshed declares WinDLL only when checking for win32 ("unused-ignore": clean on either platform)
+        return ctypes.WinDLL(lib.chosen)  # type: ignore[attr-defined,unused-ignore]
     # d3d12 and dxcore first and global: libdirectml.so names them in DT_NEEDED and must find these copies.
     return ctypes.CDLL(lib.chosen, mode=ctypes.RTLD_GLOBAL)
 

@@ -219,6 +219,7 @@ def _field(desc: OperatorDesc, s: OpSchema, f: FieldSchema, value, keep: list, p
     if t == "SIZE_2D":
         return S.DML_SIZE_2D(_uint(value.width, path + ".Width"), _uint(value.height, path + ".Height"))
     if t == "SCALAR_UNION":
+        assert f.data_type_field is not None  # a scalar union is typed by another field
         return _scalar(value, getattr(desc, s.field(f.data_type_field).py_name), path)
     if t in _ARRAY_CTYPES:
         return _array(_ARRAY_CTYPES[t], value, keep, path)
@@ -317,19 +318,23 @@ def _read_struct(st, s: OpSchema, op: str) -> OperatorDesc:
         path = f"{op}.{f.name}"
         count = getattr(st, f.count_field) if f.count_field else None
         t = f.type
+        value: object
         if t == "TENSOR_DESC":
             value = _read_tensor(raw.contents, path) if raw else None
         elif t == "TENSOR_DESC_ARRAY":
+            assert count is not None  # every array field has a count field
             value = tuple(_read_tensor(raw[i], f"{path}[{i}]") for i in range(count)) if raw else ()
         elif t == "OPERATOR_DESC":
             value = _read_operator(raw.contents, path) if raw else None
         elif t == "OPERATOR_DESC_ARRAY":
+            assert count is not None  # every array field has a count field
             value = tuple(_read_operator(raw[i], f"{path}[{i}]") for i in range(count)) if raw else ()
         elif t == "SCALE_BIAS":
             value = ScaleBias(raw.contents.Scale, raw.contents.Bias) if raw else None
         elif t == "SIZE_2D":
             value = Size2D(raw.Width, raw.Height)
         elif t == "SCALAR_UNION":
+            assert f.data_type_field is not None  # a scalar union is typed by another field
             value = _read_scalar(raw, DataType(getattr(st, f.data_type_field)))
         elif t in _ARRAY_CTYPES:
             value = tuple(raw[:count]) if raw else ()

@@ -325,6 +325,8 @@ class Buffer:
             no_read = D3D12_RANGE(0, 0)  # the CPU never reads an upload buffer
             q.call(self.resource, "Map", 0, byref(no_read) if heap == HEAP_UPLOAD else None, byref(out),
                    operator=operator)
+            if not out.value:
+                raise DmlOpsError(f"{operator}: ID3D12Resource::Map succeeded but returned a null pointer.")
             self.pointer = out.value
 
     def write(self, offset: int, data: bytes, limit: int) -> None:
@@ -482,7 +484,7 @@ class Program:
         self.persistent = q.buffer(persistent, HEAP_DEFAULT, self.label) if persistent else None
         self._scratch = [b for b in (self.temporary, self.persistent) if b is not None]
 
-    def _binding(self, buffer: Buffer | None, offset: int = 0, size: int = 0, keep: list | None = None):
+    def _binding(self, buffer: Buffer | None, offset: int = 0, size: int = 0, *, keep: list):
         if buffer is None:
             return S.DML_BINDING_DESC(BINDING_NONE, None)
         b = S.DML_BUFFER_BINDING(buffer.resource.address, offset, size or buffer.size)
@@ -514,10 +516,10 @@ class Program:
         keep: list = []
         t = self.exec_table
         ins = [self._binding(None if i is None or self.owned[k] else self.io, self.in_offsets[i] if i is not None else 0,
-                             self.in_descs[i].total_tensor_size_in_bytes if i is not None else 0, keep)
+                             self.in_descs[i].total_tensor_size_in_bytes if i is not None else 0, keep=keep)
                for k, i in enumerate(self.in_bind)]
         outs = [self._binding(None if i is None else self.io, self.out_offsets[i] if i is not None else 0,
-                              self.out_descs[i].total_tensor_size_in_bytes if i is not None else 0, keep)
+                              self.out_descs[i].total_tensor_size_in_bytes if i is not None else 0, keep=keep)
                 for i in self.out_bind]
         t.call("BindInputs", len(ins), (S.DML_BINDING_DESC * len(ins))(*ins) if ins else None)
         t.call("BindOutputs", len(outs), (S.DML_BINDING_DESC * len(outs))(*outs) if outs else None)
@@ -596,10 +598,12 @@ class Program:
         self._barriers(cl, [(self.io, STATE_COMMON, STATE_COPY_DEST)] +
                        [(b, STATE_COMMON, STATE_COPY_SOURCE) for b in sources])
         if self.in_end and not device_inputs:
+            assert self.upload is not None  # made whenever in_end > 0
             cl.call("CopyBufferRegion", self.io.resource, u64(0), self.upload.resource, u64(0), u64(self.in_end))
         else:
             for i, td in enumerate(self.in_descs):
                 src, at = (device_inputs[i]._buffer, 0) if i in device_inputs else (self.upload, self.in_offsets[i])
+                assert src is not None  # an input here has bytes, so in_end > 0 and the upload buffer exists
                 cl.call("CopyBufferRegion", self.io.resource, u64(self.in_offsets[i]), src.resource, u64(at),
                         u64(td.total_tensor_size_in_bytes))
         self._barriers(cl, [(self.io, STATE_COPY_DEST, STATE_UNORDERED_ACCESS)] +
@@ -639,6 +643,8 @@ class Program:
         return host, device_inputs
 
     def _upload(self, host: list) -> None:
+        if self.upload is None:  # in_end == 0: no input has bytes, so nothing is uploaded or owned
+            return
         for i, value in host:
             self.upload.write(self.in_offsets[i], tensors.to_bytes(self.in_descs[i], value),
                               self.in_descs[i].total_tensor_size_in_bytes)
