@@ -17,13 +17,15 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import fields
 from pathlib import Path
+from typing import cast
 
 from . import schema as _schema
 from .base import OperatorDesc
 from .errors import DescriptorError
 from .jsonout import dumps, to_json
-from .types import DataType, ScaleBias, Size2D, TensorDesc, TensorFlags
+from .types import DataType, DmlEnum, DmlFlags, ScaleBias, Size2D, TensorDesc, TensorFlags
 
 __all__ = ["to_json", "dumps", "from_json", "loads", "load", "graph_to_json", "graph_from_json"]
 
@@ -159,7 +161,9 @@ def _operator(obj: dict, path: str, nested: bool, allowed=()) -> OperatorDesc:
             raise DescriptorError(fpath, f"a nested operator must be an activation; {s.operator_type} holds "
                                          "operators itself (DirectML nests one level only).")
         if f.name not in fields or fields[f.name] is None:
-            required = not f.optional and not (f.type == "TENSOR_DESC" and nested) and not f.has_default
+            # A missing tensor is None, as the constructor takes it, and validation reports it ("is required but
+            # missing"): what to_json writes of any descriptor reads back.
+            required = not f.optional and f.type != "TENSOR_DESC" and not f.has_default
             if required:
                 raise DescriptorError(fpath, f"required field of {s.struct_name} is missing.")
             continue
@@ -204,7 +208,8 @@ def _field_value(f: _schema.FieldSchema, value, path: str):
     if f.enum:
         from .enums import ENUMS
 
-        return ENUMS[f.enum].parse(value, path)
+        enum = cast("type[DmlEnum] | type[DmlFlags]", ENUMS[f.enum])  # every generated enum derives from one
+        return enum.parse(value, path)
     if f.is_bool:
         if isinstance(value, bool) or value in (0, 1):
             return bool(value)
@@ -326,7 +331,7 @@ def graph_from_json(document, path: str = "$"):
 
     nodes = [_operator(_object(n, f"{path}.Nodes[{i}]", ("type", "desc")), f"{path}.Nodes[{i}]", nested=False)
              for i, n in enumerate(_array(doc["Nodes"], f"{path}.Nodes"))]
-    edges = {}
+    edges: dict[str, list] = {}
     for kind, cls in (("InputEdges", InputEdge), ("IntermediateEdges", IntermediateEdge), ("OutputEdges", OutputEdge)):
         edges[kind] = []
         for i, e in enumerate(_array(doc[kind], f"{path}.{kind}")):
@@ -334,6 +339,10 @@ def graph_from_json(document, path: str = "$"):
             absent = [k for k in _EDGE_KEYS[kind] if k not in e]
             if absent:
                 raise DescriptorError(f"{path}.{kind}[{i}]", f"missing {', '.join(absent)}.")
-            edges[kind].append(cls(*(_integer(e[k], f"{path}.{kind}[{i}].{k}") for k in _EDGE_KEYS[kind])))
-    return GraphDesc(nodes, edges["InputEdges"], edges["IntermediateEdges"], edges["OutputEdges"],
-                     names("InputNames"), names("OutputNames"))
+            try:
+                edges[kind].append(cls(*(_integer(e[k], f"{path}.{kind}[{i}].{k}") for k in _EDGE_KEYS[kind])))
+            except DescriptorError as err:  # a negative or too large index: point at it in the document
+                field = _EDGE_KEYS[kind][[f.name for f in fields(cls)].index(err.path.split(".")[-1])]
+                raise DescriptorError(f"{path}.{kind}[{i}].{field}", err.message) from None
+    return GraphDesc(tuple(nodes), tuple(edges["InputEdges"]), tuple(edges["IntermediateEdges"]),
+                     tuple(edges["OutputEdges"]), tuple(names("InputNames")), tuple(names("OutputNames")))

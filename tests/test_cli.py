@@ -63,7 +63,7 @@ def test_validate_malformed_file_exits_2(tmp_path):
     bad.write_text('{"type": "DML_OPERATOR_GRU", "desc": {"Direction": "UP"}}')
     r = run("validate", bad)
     assert r.returncode == 2
-    assert "$.desc.InputTensor: required field of DML_GRU_OPERATOR_DESC is missing." in r.stderr
+    assert "$.desc.ActivationDescs: required field of DML_GRU_OPERATOR_DESC is missing." in r.stderr
     r = run("validate", bad, "--json")
     assert r.returncode == 2 and "required field" in json.loads(r.stdout)["error"]
 

@@ -8,6 +8,7 @@ import dmlops
 from dmlops import DescriptorError
 from dmlops import jsonio
 from dmlops import schema as S
+from dmlops.types import TensorDesc
 
 from . import factory
 
@@ -73,8 +74,6 @@ RELU = {"InputTensor": {"DataType": "FLOAT32", "Sizes": [4]}, "OutputTensor": {"
      "$.desc.Alpha: unknown field for ACTIVATION_RELU (fields: InputTensor, OutputTensor)."),
     ({"type": "DML_OPERATOR_ACTIVATION_LEAKY_RELU", "desc": dict(RELU, Alpha="big")},
      "$.desc.Alpha: expected a number; got a string."),
-    ({"type": "DML_OPERATOR_ACTIVATION_RELU", "desc": {"InputTensor": RELU["InputTensor"]}},
-     "$.desc.OutputTensor: required field of DML_ACTIVATION_RELU_OPERATOR_DESC is missing."),
     ({"type": "DML_OPERATOR_REDUCE", "desc": {"InputTensor": RELU["InputTensor"], "OutputTensor": RELU["OutputTensor"],
                                              "Function": "MEDIAN", "Axes": [0]}},
      "$.desc.Function: 'MEDIAN' is not a DML_REDUCE_FUNCTION value (allowed: ARGMAX, ARGMIN, AVERAGE, L1, L2, "
@@ -172,3 +171,11 @@ def test_bad_size_2d_and_nested_extra_key():
     gemm["desc"]["FusedActivation"]["Alpha"] = 1
     with pytest.raises(DescriptorError, match=re.escape("$.desc.FusedActivation.Alpha: unexpected key next to 'Type' and 'Desc'.")):
         dmlops.from_json(gemm)
+
+
+def test_a_missing_tensor_reads_back_as_none_and_validation_reports_it():
+    """What to_json writes of any descriptor reads back (issue 13: one missing a required tensor did not)."""
+    desc = dmlops.ActivationRelu(input_tensor=TensorDesc("FLOAT32", [2]))
+    back = dmlops.from_json(dmlops.to_json(desc))
+    assert back == desc and back.output_tensor is None
+    assert [str(p) for p in back.problems("6.4")] == ["ACTIVATION_RELU.OutputTensor: is required but missing (null)."]
