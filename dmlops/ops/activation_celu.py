@@ -10,14 +10,16 @@ from __future__ import annotations
 import numpy as np
 
 from ..sample import Sample, td
+from . import _elementwise as ew
 
 
 def reference(desc, x):
     """x < 0 ? Alpha * (exp(x / Alpha) - 1) : x in float32."""
     v = x["InputTensor"].astype(np.float32)
     a = np.float32(desc.alpha)
-    e = np.exp(np.minimum(v, np.float32(0)) / a) - np.float32(1)
-    return {"OutputTensor": np.where(v < 0, a * e, v)}
+    with np.errstate(all="ignore"):  # Alpha 0: x / 0 is -inf for x < 0, and 0 * (exp(-inf) - 1) is -0.0
+        e = np.exp(np.minimum(v, np.float32(0)) / a) - np.float32(1)
+        return {"OutputTensor": np.where(v < 0, a * e, v)}
 
 
 def to_onnx(desc, g, x):
@@ -27,8 +29,8 @@ def to_onnx(desc, g, x):
     c = lambda value: g.const(np.asarray(value, dtype))  # noqa: E731
     a = c(np.float32(desc.alpha))
     e = g.node("Sub", [g.node("Exp", [g.node("Div", [g.node("Min", [v, c(0)]), a])]), c(1)])
-    return {"OutputTensor": g.node("Where", [g.node("Less", [v, c(0)], dtype=np.bool_), g.node("Mul", [a, e]), v],
-                                   dtype=dtype)}
+    # ew.onnx_where: ONNX Runtime's CPU Where would turn the -0.0 of Alpha 0 (0 * -1) into +0.0
+    return {"OutputTensor": ew.onnx_where(g, g.node("Less", [v, c(0)], dtype=np.bool_), g.node("Mul", [a, e]), v)}
 
 
 def to_torch(desc, torch, x):
@@ -51,6 +53,12 @@ def _samples():
                why="float32 rounding of ln 2 and exp", atol=1e-6, rtol=1e-6),
         Sample("default_alpha", ActivationCelu(input_tensor=td("FLOAT32", [2, 3]), output_tensor=td("FLOAT32", [2, 3])),
                {"InputTensor": np.array([[-4, -1, -0.2], [0.2, 1, 90]], np.float32)}),
+        # Alpha 0 (issue 13: it must not crash any backend): x < 0 gives 0 * (exp(x / 0) - 1) = 0 * -1 = -0.0;
+        # -0.0 and 0 are not below 0 and stay; 2 stays; NaN stays NaN.
+        Sample("alpha_zero", ActivationCelu(input_tensor=t, output_tensor=t, alpha=0.0),
+               {"InputTensor": np.array([-1, -0.0, 0, 2, np.nan], np.float32)},
+               {"OutputTensor": np.array([-0.0, -0.0, 0, 2, np.nan], np.float32)}, atol=0, rtol=0,
+               why="selections and a product by zero: exact, signed zeros included"),
     ]
 
 
