@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name, parse_wheel_filename
@@ -41,10 +42,11 @@ _PIP_AS_WINDOWS = """
 import json, sys
 import pip._vendor.packaging.markers as markers
 env = json.loads(sys.argv[1])
-markers.default_environment = lambda: dict(env)
-if not markers.Marker("sys_platform == 'win32'").evaluate():
+markers.default_environment = lambda: dict(env, sys_platform="probe")
+if not markers.Marker("sys_platform == 'probe'").evaluate():
     sys.exit("check_windows_installs: this pip does not evaluate markers through "
              "pip._vendor.packaging.markers.default_environment; it cannot resolve as Windows would")
+markers.default_environment = lambda: dict(env)
 from pip._internal.cli.main import main
 sys.exit(main(sys.argv[2:]))
 """
@@ -64,13 +66,21 @@ def target_environment(platform: str, python: str) -> dict[str, str]:
     }
 
 
+def read_pyproject(pyproject: Path = ROOT / "pyproject.toml") -> dict[str, Any]:
+    """pyproject.toml as a dict."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # Python 3.10: pytest brings tomli, and pip vendors it
+        try:
+            import tomli as tomllib
+        except ModuleNotFoundError:
+            from pip._vendor import tomli as tomllib
+    return tomllib.loads(pyproject.read_text(encoding="utf-8"))
+
+
 def project_requirements(pyproject: Path = ROOT / "pyproject.toml") -> dict[str, list[Requirement]]:
     """pyproject.toml's requirements: ``""`` -> the dependencies, then one entry per optional extra."""
-    try:
-        import tomllib
-    except ModuleNotFoundError:  # Python 3.10
-        import tomli as tomllib  # type: ignore[no-redef]
-    project = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]
+    project = read_pyproject(pyproject)["project"]
     out = {"": [Requirement(r) for r in project.get("dependencies", [])]}
     for extra, reqs in project.get("optional-dependencies", {}).items():
         out[extra] = [Requirement(r) for r in reqs]
@@ -97,6 +107,7 @@ def requirements_for(extras: str, environment: dict[str, str],
 
 
 def _without_marker(req: Requirement) -> str:
+    """``torch>=2.4; sys_platform != 'win32'`` -> ``torch>=2.4`` (the marker is already applied)."""
     return f"{req.name}{'[' + ','.join(sorted(req.extras)) + ']' if req.extras else ''}{req.specifier}"
 
 
@@ -126,12 +137,12 @@ def _reason(output: str) -> str:
 
 
 def check(platform: str, python: str, extras: str, index_url: str | None = None,
-          pyproject: Path = ROOT / "pyproject.toml") -> dict:
+          pyproject: Path = ROOT / "pyproject.toml") -> dict[str, Any]:
     """Resolve ``dmlops[extras]`` for ``platform`` and ``python`` with pip download; a result row (a dict)."""
     env = target_environment(platform, python)
     chosen = requirements_for(extras, env, project_requirements(pyproject))
     reqs = [_without_marker(r) for r in chosen]
-    row = {"platform": platform, "python": python, "extras": extras, "requirements": reqs}
+    row: dict[str, Any] = {"platform": platform, "python": python, "extras": extras, "requirements": reqs}
     with tempfile.TemporaryDirectory(prefix="dmlops-wincheck-") as dest:
         cmd = [sys.executable, "-c", _PIP_AS_WINDOWS, json.dumps(env), "download", "--only-binary=:all:",
                "--platform", platform, "--python-version", python, "--implementation", "cp",
@@ -145,7 +156,7 @@ def check(platform: str, python: str, extras: str, index_url: str | None = None,
                 name, version, _, _ = parse_wheel_filename(p.name)
                 picked[str(name)] = str(version)
             # What was asked for, and the torch that torch-directml pins.
-            shown = dict.fromkeys([*(str(canonicalize_name(r.name)) for r in chosen), "torch"])
+            shown = dict.fromkeys([*(str(canonicalize_name(q.name)) for q in chosen), "torch"])
             row.update(ok=True, picked=picked, detail=", ".join(f"{k} {picked[k]}" for k in shown if k in picked))
         else:
             row.update(ok=False, picked={}, detail=_reason(r.stdout + "\n" + r.stderr))
@@ -182,7 +193,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"dmlops Windows installs, resolved with pip download --only-binary=:all: --platform P --python-version X "
           f"({' '.join(pip_version.split()[:2])}, index: {args.index_url or 'pip configuration'})")
     with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
-        rows = list(pool.map(lambda c: check(*c, index_url=args.index_url, pyproject=args.pyproject), combos))
+        rows = list(pool.map(lambda c: check(c[0], c[1], c[2], index_url=args.index_url, pyproject=args.pyproject),
+                             combos))
     width = max(len(f"dmlops[{r['extras']}]") for r in rows)
     print(f"{'platform':<10} {'python':<6} {'install':<{width}} {'result':<8} details")
     for r in rows:
