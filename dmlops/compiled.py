@@ -140,17 +140,17 @@ class CompiledOperator:
         if outputs_on_device and self.backend not in ("onnxruntime", "directml"):
             raise DmlOpsError(f"{self._label}: outputs_on_device needs the onnxruntime or directml backend; this one is "
                               f"{self.backend}.")
-        feed = []
+        args: list = []  # in input order (the fast path above feeds a dict)
         for name, td, value in zip(self.input_names, self._in_descs, values):
             if outputs_on_device and type(value).__name__ == "OrtValue":
-                feed.append(self._check_ortvalue(name, td, value))
+                args.append(self._check_ortvalue(name, td, value))
             elif self.backend == "directml" and type(value).__name__ == "DeviceBuffer":
-                feed.append(value)  # checked by the runner against its device and this input
+                args.append(value)  # checked by the runner against its device and this input
             else:
-                feed.append(tensors.numpy_input(td, value, self._path(name)))
+                args.append(tensors.numpy_input(td, value, self._path(name)))
         if outputs_on_device:
-            return self._outputs(zip(self.output_names, self._runner.run_bound(feed)))
-        outs = _fresh(self._runner(feed), feed)
+            return self._outputs(zip(self.output_names, self._runner.run_bound(args)))
+        outs = _fresh(self._runner(args), args)
         return self._outputs((n, tensors.numpy_output(td, v)) for n, td, v in zip(self.output_names, self._out_descs, outs))
 
     def _check_ortvalue(self, name, td, value):

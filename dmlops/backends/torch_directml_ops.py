@@ -107,7 +107,7 @@ def recorder():
     explicit = torch._C.DispatchKey.CompositeExplicitAutograd
 
     class Recorder(TorchDispatchMode):
-        def __init__(self):
+        def __init__(self) -> None:
             super().__init__()
             self.ops: list = []
             self.dtypes: set = set()

@@ -119,7 +119,7 @@ def _sizes(desc, name):
 class _Shapes:
     """Collects problems for one descriptor; ``expect`` compares a tensor with a leading-1s layout."""
 
-    def __init__(self, desc):
+    def __init__(self, desc) -> None:
         self.desc = desc
         self.op = desc.OPERATOR_TYPE
         self.out: list[Problem] = []

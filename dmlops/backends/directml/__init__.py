@@ -7,11 +7,16 @@ the shared libraries), ``com`` (vtable calls), ``structs`` (generated C structs)
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ...errors import DmlOpsError
 from ...types import FeatureLevel
 
+if TYPE_CHECKING:  # loaded on first use at run time (ctypes, the libraries)
+    from .adapters import Adapter
 
-def choose_device(device) -> tuple[int, object]:
+
+def choose_device(device) -> tuple[int, Adapter]:
     """(adapter index, Adapter) for ``device`` (None: ``dml:0``); DmlOpsError when it does not exist here or no
     DirectML device could be made on it (the message lists what exists, or where dmlops looked for DirectML)."""
     from . import adapters

@@ -230,7 +230,8 @@ def params_to_canonical(params, *, rnn_mode: str, num_layers: int, num_units: in
     op = "tensorflow.CudnnRNNParamsToCanonical"
     shape = rnn_shape(op, rnn_mode, num_layers, num_units, input_size, direction)
     params = checked_params(op, params, shape)
-    weights, biases = [], []
+    weights: list[np.ndarray] = []
+    biases: list[np.ndarray] = []
     for b in shape.blocks():
         (weights if b.kind == "weight" else biases).append(params[b.offset:b.offset + b.size].reshape(b.shape))
     return weights, biases
