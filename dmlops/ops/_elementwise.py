@@ -273,8 +273,11 @@ def onnx_where(g, cond: str, x: str, y: str) -> str:
     made, then every element meant to be -0.0 (taken from an x or y that is -0.0) is taken from a -0.0 constant
     in the Y position; the values left in the X position are then never -0.0. An x that is a constant holding no
     -0.0 needs none of it. A plain Where whose condition is a Not node is not safe either, even with a -0.0 only
-    in Y: ONNX Runtime's graph optimizer (NotWhereFusion) swaps X and Y and drops the Not."""
+    in Y: ONNX Runtime's graph optimizer (NotWhereFusion) swaps X and Y and drops the Not. INT16 / UINT16 go
+    through int32 (the CPU provider has no Where kernel for them)."""
     dtype = g.dtype(x)
+    if dtype in _ORT_NARROW:
+        return g.cast(g.node("Where", [cond, g.cast(x, np.int32), g.cast(y, np.int32)], dtype=np.int32), dtype)
     r = g.node("Where", [cond, x, y], dtype=dtype)
     if dtype.kind != "f":
         return r

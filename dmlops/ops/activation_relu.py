@@ -22,8 +22,9 @@ def reference(desc, x):
 def to_onnx(desc, g, x):
     """Where(x > 0, x, 0): ONNX Relu keeps NaN."""
     v = x["InputTensor"]
-    if g.dtype(v).kind != "f":
-        return {"OutputTensor": g.node("Relu", [v])}
+    if g.dtype(v).kind != "f":  # INT16 through int32: ONNX Runtime's CPU provider has no kernel for it
+        w, back = ew.onnx_ordered(g, v)
+        return {"OutputTensor": back(g.node("Relu", [w]))}
     return {"OutputTensor": ew.onnx_float_max(g, v, ew.onnx_const(g, 0, g.dtype(v)))}
 
 
