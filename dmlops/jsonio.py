@@ -339,8 +339,9 @@ def graph_from_json(document, path: str = "$"):
             absent = [k for k in _EDGE_KEYS[kind] if k not in e]
             if absent:
                 raise DescriptorError(f"{path}.{kind}[{i}]", f"missing {', '.join(absent)}.")
+            values = [_integer(e[k], f"{path}.{kind}[{i}].{k}") for k in _EDGE_KEYS[kind]]
             try:
-                edges[kind].append(cls(*(_integer(e[k], f"{path}.{kind}[{i}].{k}") for k in _EDGE_KEYS[kind])))
+                edges[kind].append(cls(*values))
             except DescriptorError as err:  # a negative or too large index: point at it in the document
                 field = _EDGE_KEYS[kind][[f.name for f in fields(cls)].index(err.path.split(".")[-1])]
                 raise DescriptorError(f"{path}.{kind}[{i}].{field}", err.message) from None
