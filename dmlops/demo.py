@@ -208,6 +208,7 @@ def train(out, backend: str, device: str | None, steps: int = 60, n: int = 256, 
         p = result["p"]
         if step == 1 or step % 10 == 0:
             out(f"  step {step:3d}  loss {losses[-1]:.4f}")
+    assert p is not None  # steps >= 1
     accuracy = float(((p.ravel() > 0.5) == (y.ravel() > 0.5)).mean())
     return losses, accuracy
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 
@@ -91,7 +91,7 @@ def gru_case(rng) -> Case:
     from .frameworks import tensorflow as tf
 
     t, n, i, h = 5, 3, 4, 6
-    shape = dict(rnn_mode="gru", num_layers=1, num_units=h, input_size=i, direction="bidirectional")
+    shape: dict[str, Any] = dict(rnn_mode="gru", num_layers=1, num_units=h, input_size=i, direction="bidirectional")
     attrs = dict(rnn_mode="gru", direction="bidirectional")
     x = rng.uniform(-1, 1, (t, n, i)).astype(np.float32)
     h0 = rng.uniform(-1, 1, (2, n, h)).astype(np.float32)

@@ -1472,7 +1472,7 @@ class TopK1(OperatorDesc):
     output_index_tensor: TensorDesc | None = None
     axis: int
     k: int
-    axis_direction: AxisDirection = 0
+    axis_direction: AxisDirection = AxisDirection(0)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -2482,7 +2482,7 @@ class Unfold(OperatorDesc):
 
 
 # DML operator type -> class
-CLASSES = {
+CLASSES: dict[str, type[OperatorDesc]] = {
     'ELEMENT_WISE_IDENTITY': ElementWiseIdentity,
     'ELEMENT_WISE_ABS': ElementWiseAbs,
     'ELEMENT_WISE_ACOS': ElementWiseAcos,

@@ -448,7 +448,7 @@ class OperatorType(DmlEnum):
 
 
 # DML enum name -> Python class
-ENUMS = {
+ENUMS: dict[str, type[DmlEnum] | type[DmlFlags]] = {
     'DML_TENSOR_DATA_TYPE': DataType,
     'DML_TENSOR_TYPE': TensorType,
     'DML_TENSOR_FLAGS': TensorFlags,

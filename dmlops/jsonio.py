@@ -19,13 +19,12 @@ import json
 import re
 from dataclasses import fields
 from pathlib import Path
-from typing import cast
 
 from . import schema as _schema
 from .base import OperatorDesc
 from .errors import DescriptorError
 from .jsonout import dumps, to_json
-from .types import DataType, DmlEnum, DmlFlags, ScaleBias, Size2D, TensorDesc, TensorFlags
+from .types import DataType, ScaleBias, Size2D, TensorDesc, TensorFlags
 
 __all__ = ["to_json", "dumps", "from_json", "loads", "load", "graph_to_json", "graph_from_json"]
 
@@ -208,8 +207,7 @@ def _field_value(f: _schema.FieldSchema, value, path: str):
     if f.enum:
         from .enums import ENUMS
 
-        enum = cast("type[DmlEnum] | type[DmlFlags]", ENUMS[f.enum])  # every generated enum derives from one
-        return enum.parse(value, path)
+        return ENUMS[f.enum].parse(value, path)
     if f.is_bool:
         if isinstance(value, bool) or value in (0, 1):
             return bool(value)

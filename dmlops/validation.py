@@ -75,7 +75,7 @@ def _problems(desc: OperatorDescCore, level: FeatureLevel, nested: str | None) -
         elif f.type == "OPERATOR_DESC_ARRAY":
             for i, item in enumerate(value):
                 out.extend(_nested(op, f"{f.name}[{i}]", item, level, ACTIVATION_LIST))
-        elif isinstance(value, DmlEnum):
+        elif isinstance(value, DmlEnum) and f.enum:
             since = _member_introduced(f.enum, value)
             if level < since:
                 add(f.name, "enum", f"{value.dml_name} was introduced in {since.dml_name}; the target is {level.dml_name}.")

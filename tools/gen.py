@@ -54,7 +54,7 @@ def render_enums() -> str:
         for m in e["members"]:
             out.append(f"    {m['name'][len(prefix):]} = {m['value']}\n")
         out.append(f"\n    @classmethod\n    def dml_prefix(cls) -> str:\n        return {prefix!r}\n")
-    out.append("\n\n# DML enum name -> Python class\nENUMS = {\n")
+    out.append("\n\n# DML enum name -> Python class\nENUMS: dict[str, type[DmlEnum] | type[DmlFlags]] = {\n")
     for dml, cls in names.items():
         out.append(f"    {dml!r}: {cls},\n")
     out.append("}\n\n__all__ = [" + ", ".join(repr(c) for c in sorted(set(names.values()))) + "]\n")
@@ -93,7 +93,7 @@ def py_default(f: S.FieldSchema) -> str | None:
     if f.type in ("TENSOR_DESC", "OPERATOR_DESC", "SCALE_BIAS"):
         return "None"  # tensors may be null (optional, or in fused / recurrent activation descs); validate() checks
     if f.has_default:
-        return repr(f.default)
+        return f"{enum_class_name(f.enum)}({f.default!r})" if f.enum else repr(f.default)
     return None
 
 
@@ -119,7 +119,7 @@ def render_descs() -> str:
         for f in s.user_fields:
             default = py_default(f)
             out.append(f"    {f.py_name}: {py_type(f)}" + (f" = {default}" if default is not None else "") + "\n")
-    out.append("\n\n# DML operator type -> class\nCLASSES = {\n")
+    out.append("\n\n# DML operator type -> class\nCLASSES: dict[str, type[OperatorDesc]] = {\n")
     for s in schemas.values():
         out.append(f"    {s.operator_type!r}: {s.class_name},\n")
     out.append("}\n\n__all__ = [" + ", ".join(repr(s.class_name) for s in schemas.values()) + "]\n")

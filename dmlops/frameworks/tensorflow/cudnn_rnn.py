@@ -180,10 +180,10 @@ def _dropout_mask(c: Composer, state: Tensor, config: RnnConfig):
 
 
 def _activations(rnn_mode: str, dirs: int) -> list:
-    per_direction = {"gru": [_descs.ActivationSigmoid(), _descs.ActivationTanh()],
-                     "lstm": [_descs.ActivationSigmoid(), _descs.ActivationTanh(), _descs.ActivationTanh()],
-                     "rnn_relu": [_descs.ActivationRelu()], "rnn_tanh": [_descs.ActivationTanh()]}[rnn_mode]
-    return per_direction * dirs
+    table: dict[str, list] = {"gru": [_descs.ActivationSigmoid(), _descs.ActivationTanh()],
+                              "lstm": [_descs.ActivationSigmoid(), _descs.ActivationTanh(), _descs.ActivationTanh()],
+                              "rnn_relu": [_descs.ActivationRelu()], "rnn_tanh": [_descs.ActivationTanh()]}
+    return table[rnn_mode] * dirs
 
 
 # ---------------------------------------------------------------------------------------------- forward
@@ -214,10 +214,11 @@ def compose_cudnn_rnn_v3(c: Composer, input: Tensor, input_h: Tensor, input_c: T
         strides = sequence_strides(config, config.time_major) if last else time_major_strides
         outputs = {"output_sequence_tensor": TensorDesc(dt, [t, d, n, h], strides),
                    "output_single_tensor": [1, d, n, h]}
-        attrs = {"activation_descs": _activations(shape.rnn_mode, d), "direction": direction}
+        attrs: dict[str, object] = {"activation_descs": _activations(shape.rnn_mode, d), "direction": direction}
         if shape.rnn_mode == "gru":
             attrs["linear_before_reset"] = True  # cuDNN's GRU (seed_semantics.md §2.5)
         if shape.rnn_mode == "lstm":
+            assert input_c is not None, "an lstm has an input_c"
             inputs["cell_mem_init_tensor"] = (input_c if layers == 1
                                               else c.slice(input_c, [0, layer * d, 0, 0], [1, d, n, h]))
             outputs["output_cell_single_tensor"] = [1, d, n, h]
@@ -230,6 +231,7 @@ def compose_cudnn_rnn_v3(c: Composer, input: Tensor, input_h: Tensor, input_c: T
         if not last:
             x = node["output_sequence_tensor"].view([1, t, n, d * h])  # [T, N, dir * H]: layer l + 1's input
             if config.dropout:
+                assert rng_state is not None, "dropout needs rng_state"
                 mask, rng_state = _dropout_mask(c, rng_state, config)
                 masks.append(mask)
                 x = c.mul(x, mask)
@@ -357,7 +359,7 @@ def _backward_built(config: RnnConfig) -> Built:
         "valid": c.input("valid", dt, [t, n, 1, 1]) if config.lengths else None,
         "last": c.input("last", dt, [1, t, n, 1]) if config.lengths and d == 2 and t > 1 else None,
     }
-    out = compose_cudnn_rnn_backprop_v3(c, config=config, **tensors)
+    out = compose_cudnn_rnn_backprop_v3(c, config=config, **tensors)  # type: ignore[arg-type]  # None where optional
     dx = out["input_backprop"]  # [1, 1, T * N, I], time-major rows
     c.output("input_backprop", dx if config.time_major else dx.view([1, n, t, i], [0, i, n * i, 1]))
     for name in ("input_h_backprop", "input_c_backprop", "params_backprop"):

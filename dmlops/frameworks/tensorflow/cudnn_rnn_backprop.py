@@ -36,7 +36,7 @@ class _Graph:
         self.valid4 = valid  # [T, N, 1, 1]
         self.valid = None if valid is None else valid.view([1, 1, self.t * self.n, 1])
         self.last = last  # [1, T, N, 1]
-        self._keep = None
+        self._keep: Tensor | None = None
 
     @property
     def keep(self) -> Tensor | None:
@@ -96,7 +96,7 @@ def compose_cudnn_rnn_backprop_v3(c: Composer, *, config: RnnConfig, input: Tens
             x_layer = below if masks[layer] is None else c.mul(below, masks[layer].view([1, 1, t * n, d * h]))
         else:
             x_layer = x
-        dx = None
+        dx: Tensor | None = None
         for direction in range(d):
             k = layer * d + direction
             states = (_pick(c, input_h, k), _pick(c, input_c, k), _pick(c, output_h_backprop, k),
@@ -105,6 +105,7 @@ def compose_cudnn_rnn_backprop_v3(c: Composer, *, config: RnnConfig, input: Tens
             pieces[k], dh0[k], dc0[k] = found["pieces"], found["dh0"], found["dc0"]
             for a, b in found["dx"]:
                 dx = c.gemm(a, b, dx)
+        assert dx is not None  # every direction adds to it
         if layer > 0:
             dy = dx if masks[layer] is None else c.mul(dx, masks[layer].view([1, 1, t * n, d * h]))
             dy = dy.view([t, n, d, h])
