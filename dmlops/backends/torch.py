@@ -58,7 +58,8 @@ def choose_device(device, torch=None):
     else:
         kind, index = parse_device(device, "torch")
         if kind not in have:
-            hint = {"dml": " DirectML needs the torch-directml package on Windows.",
+            hint = {"dml": " DirectML needs the torch-directml package on Windows (wheels for Python 3.8 to 3.12 "
+                           "only; on newer Pythons the onnxruntime backend runs DirectML).",
                     "cuda": " torch.cuda.is_available() is False."}[kind]
             raise DmlOpsError(f"torch: device {device!r} is not available; available: {', '.join(have)}.{hint}")
     if kind == "dml":
