@@ -97,3 +97,19 @@ def test_a_torch_output_is_never_the_callers_tensor(make):
     out = dmlops.run(make(), input_tensor=x, backend="torch")["OutputTensor"]
     out.fill_(-1)
     assert x.tolist() == A.tolist()
+
+
+from tests.fake_directml import fake_directml  # noqa: E402,F401  (the fixture)
+
+
+@pytest.mark.parametrize("label,a,b", views(), ids=[v[0] for v in views()])
+def test_the_native_backend_uploads_the_values_of_any_numpy_layout(fake_directml, label, a, b):  # noqa: F811
+    """The directml backend's upload (through the fake DirectML, which computes with the reference on the bytes it
+    was given) reads the caller's views as their values too; its outputs are fresh arrays."""
+    fake_directml()
+    out = dmlops.run(strided_add(), {"ATensor": a, "BTensor": b}, backend="directml")["OutputTensor"]
+    assert out.tolist() == (A + B).tolist()
+    x = A.copy()
+    y = dmlops.run(identity(), input_tensor=x, backend="directml")["OutputTensor"]
+    y[...] = -1
+    assert x.tolist() == A.tolist()
