@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._opset import ONNX, NumPy, Torch
 from .activation_softmax import softmax, softmax_onnx, softmax_torch
 
 STACK_INDEX = {"StackedQueryKeyTensor": {"q": 0, "k": 1}, "StackedKeyValueTensor": {"k": 0, "v": 1},
@@ -64,203 +65,38 @@ def geometry(desc) -> dict:
 
 
 # ---------------------------------------------------------------------------------------------------- op sets
-class NumpyOps:
+# dmlops/ops/_opset.py's, with attention's own: DirectML's softmax steps, and the reference's GEMM.
+class NumpyOps(NumPy):
     """The reference: GEMMs accumulated in float64 and rounded to float32 once, the rest in float32."""
 
-    def __init__(self):
-        self.np = np
-
-    def f(self, v):
-        return np.asarray(v, np.float32)
-
-    def const(self, value, like=None, dtype=None):
-        return np.asarray(value, dtype or np.float32)
-
-    def reshape(self, v, shape):
-        return v.reshape(shape)
-
-    def transpose(self, v, perm):
-        return np.transpose(v, perm)
-
-    def slice(self, v, axis, start, end):
-        return np.take(v, np.arange(start, end), axis=axis)
-
-    def concat(self, vs, axis):
-        return np.concatenate(vs, axis=axis)
-
     def matmul(self, a, b):
+        """a @ b accumulated in float64, rounded to float32 once."""
         return np.matmul(a.astype(np.float64), b.astype(np.float64)).astype(np.float32)
 
-    def add(self, a, b):
-        return (a + b).astype(np.float32)
-
-    def mul(self, a, scalar):
-        return (a * np.float32(scalar)).astype(np.float32)
-
-    def where(self, cond, a, b):
-        return np.where(cond, a, b).astype(np.result_type(a, b))
-
-    def less(self, a, b):
-        return a < b
-
-    def less_equal(self, a, b):
-        return a <= b
-
-    def logical_and(self, a, b):
-        return a & b
-
-    def not_zero(self, v):
-        return v != 0
-
-    def to_int(self, v):
-        return np.trunc(v).astype(np.int64)
-
-    def clip(self, v, low, high):
-        return np.clip(v, low, high)
-
-    def sub_int(self, a, b):
-        return a - b
-
-    def gather(self, v, idx, axis, shape):
-        return np.take_along_axis(v, np.broadcast_to(idx, shape), axis=axis)
-
     def softmax(self, v):
+        """ACTIVATION_SOFTMAX's steps over the last axis."""
         return softmax(v, (-1,))
 
 
-class OnnxOps:
-    """ONNX nodes ONNX Runtime's DirectML provider registers (MatMul, Softmax's steps, Where, GatherElements ...)."""
+class OnnxOps(ONNX):
+    """ONNX nodes ONNX Runtime's DirectML provider registers; constants in the dtype of value ``like``."""
 
     def __init__(self, g, like: str):
-        self.g = g
-        self.fdtype = g.dtype(like)
-
-    def f(self, v):
-        return v
-
-    def const(self, value, like=None, dtype=None):
-        return self.g.const(np.asarray(value, dtype or self.fdtype))
-
-    def reshape(self, v, shape):
-        return self.g.node("Reshape", [v, self.g.ints(shape)])
-
-    def transpose(self, v, perm):
-        return self.g.node("Transpose", [v], perm=list(perm))
-
-    def slice(self, v, axis, start, end):
-        return self.g.node("Slice", [v, self.g.ints([start]), self.g.ints([end]), self.g.ints([axis])])
-
-    def concat(self, vs, axis):
-        return vs[0] if len(vs) == 1 else self.g.node("Concat", vs, axis=axis)
-
-    def matmul(self, a, b):
-        return self.g.node("MatMul", [a, b])
-
-    def add(self, a, b):
-        return self.g.node("Add", [a, b])
-
-    def mul(self, a, scalar):
-        return self.g.node("Mul", [a, self.g.const(np.asarray(scalar, self.g.dtype(a)))])
-
-    def where(self, cond, a, b):
-        return self.g.node("Where", [cond, a, b], dtype=self.g.dtype(a))
-
-    def less(self, a, b):
-        return self.g.node("Less", [a, b], dtype=np.bool_)
-
-    def less_equal(self, a, b):
-        return self.g.node("LessOrEqual", [a, b], dtype=np.bool_)
-
-    def logical_and(self, a, b):
-        return self.g.node("And", [a, b], dtype=np.bool_)
-
-    def not_zero(self, v):
-        eq = self.g.node("Equal", [v, self.g.const(np.asarray(0, self.g.dtype(v)))], dtype=np.bool_)
-        return self.g.node("Not", [eq], dtype=np.bool_)
-
-    def to_int(self, v):
-        return self.g.cast(v, np.int64)  # float -> integer casts truncate
-
-    def clip(self, v, low, high):
-        lo = self.g.node("Max", [v, self.g.const(np.asarray(low, np.int64))])
-        return self.g.node("Min", [lo, self.g.const(np.asarray(high, np.int64))])
-
-    def sub_int(self, a, b):
-        return self.g.node("Sub", [a, b])
-
-    def gather(self, v, idx, axis, shape):
-        full = self.g.node("Expand", [idx, self.g.ints(shape)])
-        return self.g.node("GatherElements", [v, full], axis=axis)
+        super().__init__(g, g.dtype(like))
 
     def softmax(self, v):
+        """ACTIVATION_SOFTMAX's steps over the last axis."""
         return softmax_onnx(self.g, v, (-1,), log=False)
 
 
-class TorchOps:
-    """torch ops torch-directml registers (matmul through bmm, cat, where, gather, the softmax steps)."""
+class TorchOps(Torch):
+    """torch ops torch-directml registers; constants on the device and in the dtype of tensor ``like``."""
 
     def __init__(self, torch, like):
-        self.torch = torch
-        self.dtype = like.dtype
-        self.device = like.device
-
-    def f(self, v):
-        return v
-
-    def const(self, value, like=None, dtype=None):
-        if dtype is not None:
-            return self.torch.as_tensor(np.asarray(value, dtype), device=self.device)
-        return self.torch.as_tensor(np.asarray(value, np.float32), device=self.device).to(self.dtype)
-
-    def reshape(self, v, shape):
-        return v.reshape(shape)
-
-    def transpose(self, v, perm):
-        return v.permute(*perm)
-
-    def slice(self, v, axis, start, end):
-        return v.narrow(axis, start, end - start)
-
-    def concat(self, vs, axis):
-        return vs[0] if len(vs) == 1 else self.torch.cat(vs, dim=axis)
-
-    def matmul(self, a, b):
-        return self.torch.matmul(a, b)
-
-    def add(self, a, b):
-        return a + b
-
-    def mul(self, a, scalar):
-        return a * float(np.float32(scalar))
-
-    def where(self, cond, a, b):
-        return self.torch.where(cond, a, b)
-
-    def less(self, a, b):
-        return a < b
-
-    def less_equal(self, a, b):
-        return a <= b
-
-    def logical_and(self, a, b):
-        return a & b
-
-    def not_zero(self, v):
-        return v != 0
-
-    def to_int(self, v):
-        return v.to(self.torch.int64)  # truncates toward zero
-
-    def clip(self, v, low, high):
-        return self.torch.clamp(v, low, high)
-
-    def sub_int(self, a, b):
-        return a - b
-
-    def gather(self, v, idx, axis, shape):
-        return self.torch.gather(v, axis, idx.expand(*shape))
+        super().__init__(torch, like.device, str(like.dtype).removeprefix("torch."))
 
     def softmax(self, v):
+        """ACTIVATION_SOFTMAX's steps over the last axis."""
         return softmax_torch(self.torch, v, (-1,), log=False)
 
 
@@ -284,18 +120,18 @@ def _mask_keep(ops, desc, x, geo):
         return None, False
     b, t = geo["batch"], geo["total"]
     if kind == "BOOLEAN":
-        return ops.not_zero(ops.reshape(mask, [b, geo["hq"], geo["seq"], t])), True
+        return ops.ne(ops.reshape(mask, [b, geo["hq"], geo["seq"], t]), 0), True
     positions = ops.const(np.arange(t, dtype=np.int32).reshape(1, 1, 1, t), dtype=np.int32)
     if kind == "KEY_SEQUENCE_LENGTH":
-        return ops.less(positions, ops.reshape(mask, [b, 1, 1, 1])), False
+        return ops.lt(positions, ops.reshape(mask, [b, 1, 1, 1])), False
     if kind == "KEY_SEQUENCE_END_START":
         rows = ops.reshape(mask, [2, b])
         end = ops.reshape(ops.slice(rows, 0, 0, 1), [b, 1, 1, 1])
         start = ops.reshape(ops.slice(rows, 0, 1, 2), [b, 1, 1, 1])
-        return ops.logical_and(ops.less_equal(start, positions), ops.less(positions, end)), False
+        return ops.land(ops.le(start, positions), ops.lt(positions, end)), False
     # KEY_QUERY_SEQUENCE_LENGTH_START_END: keyLength[b] bounds the keys (the module docstring).
     lengths = ops.slice(ops.reshape(mask, [3 * b + 2]), 0, 0, b)
-    return ops.less(positions, ops.reshape(lengths, [b, 1, 1, 1])), False
+    return ops.lt(positions, ops.reshape(lengths, [b, 1, 1, 1])), False
 
 
 def _cache(ops, past, new, lengths, geo, size, length):
@@ -310,9 +146,9 @@ def _cache(ops, past, new, lengths, geo, size, length):
     if n == 0:
         return base
     positions = ops.const(np.arange(length, dtype=np.int64).reshape(1, 1, length, 1), dtype=np.int64)
-    offset = ops.sub_int(positions, lengths)  # [B, 1, length, 1]: the new entry each position takes
-    inside = ops.logical_and(ops.less_equal(ops.const(np.zeros(1, np.int64), dtype=np.int64), offset),
-                             ops.less(offset, ops.const(np.full(1, n, np.int64), dtype=np.int64)))
+    offset = ops.sub(positions, lengths)  # [B, 1, length, 1]: the new entry each position takes
+    inside = ops.land(ops.le(ops.const(np.zeros(1, np.int64), dtype=np.int64), offset),
+                             ops.lt(offset, ops.const(np.full(1, n, np.int64), dtype=np.int64)))
     idx = ops.clip(offset, 0, n - 1)
     shape = [b, h, length, size]
     picked = ops.gather(new, idx, 2, shape)
@@ -324,23 +160,22 @@ def attention(ops, desc, x) -> dict:
     geo = geometry(desc)
     b, s, hq, hkv, d, dv = geo["batch"], geo["seq"], geo["hq"], geo["hkv"], geo["head"], geo["value_head"]
     n, t = geo["kv_seq"], geo["total"]
-    f = ops.f
 
     # 1. Query, key, value as [B, H, S, D].
     qs = geo["q_src"]
-    q = (_heads(ops, f(x[qs]), b, s, hq, d) if qs == "QueryTensor"
-         else _stacked(ops, f(x[qs]), STACK_INDEX[qs]["q"], b, s, hq, d))
+    q = (_heads(ops, x[qs], b, s, hq, d) if qs == "QueryTensor"
+         else _stacked(ops, x[qs], STACK_INDEX[qs]["q"], b, s, hq, d))
     k = v = None
     if geo["k_src"] == "KeyTensor":
-        k = _heads(ops, f(x["KeyTensor"]), b, n, hkv, d)
+        k = _heads(ops, x["KeyTensor"], b, n, hkv, d)
     elif geo["k_src"] is not None:
-        k = _stacked(ops, f(x[geo["k_src"]]), STACK_INDEX[geo["k_src"]]["k"], b, n, hkv, d)
+        k = _stacked(ops, x[geo["k_src"]], STACK_INDEX[geo["k_src"]]["k"], b, n, hkv, d)
     if geo["v_src"] == "ValueTensor":
-        v = _heads(ops, f(x["ValueTensor"]), b, n, hkv, dv)
+        v = _heads(ops, x["ValueTensor"], b, n, hkv, dv)
     elif geo["v_src"] is not None:
-        v = _stacked(ops, f(x[geo["v_src"]]), STACK_INDEX[geo["v_src"]]["v"], b, n, hkv, dv)
+        v = _stacked(ops, x[geo["v_src"]], STACK_INDEX[geo["v_src"]]["v"], b, n, hkv, dv)
     if x.get("BiasTensor") is not None:
-        bias = ops.reshape(f(x["BiasTensor"]), [hq * d + hkv * d + hkv * dv])
+        bias = ops.reshape(x["BiasTensor"], [hq * d + hkv * d + hkv * dv])
 
         def part(start, heads, size):
             return ops.reshape(ops.slice(bias, 0, start, start + heads * size), [1, heads, 1, size])
@@ -353,11 +188,11 @@ def attention(ops, desc, x) -> dict:
 
     # 2. The key and value sequences (and the present outputs).
     past_k, past_v = x.get("PastKeyTensor"), x.get("PastValueTensor")
-    past_k = None if past_k is None else ops.reshape(f(past_k), [b, hkv, geo["past"], d])
-    past_v = None if past_v is None else ops.reshape(f(past_v), [b, hkv, geo["past"], dv])
+    past_k = None if past_k is None else ops.reshape(past_k, [b, hkv, geo["past"], d])
+    past_v = None if past_v is None else ops.reshape(past_v, [b, hkv, geo["past"], dv])
     causal = None
     if geo["lengths"]:
-        lengths = ops.reshape(ops.to_int(f(x["PastSequenceLengthsTensor"])), [b, 1, 1, 1])
+        lengths = ops.reshape(ops.cast(x["PastSequenceLengthsTensor"], np.int64), [b, 1, 1, 1])
         length = max(t, geo["present"] or 0)
         cache_k, cache_v = (_cache(ops, past_k, k, lengths, geo, d, length),
                             _cache(ops, past_v, v, lengths, geo, dv, length))
@@ -368,7 +203,7 @@ def attention(ops, desc, x) -> dict:
         # GroupQueryAttention), which also hides the cache beyond lengths[b] + kvSeq.
         key_pos = ops.const(np.arange(t, dtype=np.int64).reshape(1, 1, 1, t), dtype=np.int64)
         query_pos = ops.const((np.arange(s, dtype=np.int64) + (n - s)).reshape(1, 1, s, 1), dtype=np.int64)
-        causal = ops.less_equal(ops.sub_int(key_pos, query_pos), lengths)
+        causal = ops.le(ops.sub(key_pos, query_pos), lengths)
     else:
         keys = ops.concat([p for p in (past_k, k) if p is not None], 2)
         values = ops.concat([p for p in (past_v, v) if p is not None], 2)
@@ -380,7 +215,7 @@ def attention(ops, desc, x) -> dict:
     scores = ops.mul(ops.matmul(q_grouped, ops.transpose(keys, [0, 1, 3, 2])), desc.scale)
     scores = ops.reshape(scores, [b, hq, s, t])
     if x.get("RelativePositionBiasTensor") is not None:
-        scores = ops.add(scores, ops.reshape(f(x["RelativePositionBiasTensor"]), [b, hq, s, t]))
+        scores = ops.add(scores, ops.reshape(x["RelativePositionBiasTensor"], [b, hq, s, t]))
     filter_value = ops.const(np.float32(desc.mask_filter_value))
     keep, added = _mask_keep(ops, desc, x, geo)
     if keep is not None:

@@ -2,10 +2,10 @@
 
 An operator supplies its cell: ``make_step(d)`` returns direction d's ``step(t, state) -> new state``, where
 ``state`` is a list of [batch, hidden] values, the hidden state h first (LSTM adds the cell C). ``run`` does the
-rest, the same way on every backend through an ``ops`` adapter (``NumpyOps``, ``OnnxOps``, ``TorchOps``): the
-directions and their time order, the initial states, SequenceLengthsTensor, and the output tensors. The
-operators write their cells separately for the reference (NumPy, float64) and the lowerings, so the numerics
-tests compare two codings of each recurrence.
+rest, the same way on every backend through an ``ops`` adapter (``NumpyOps``, ``OnnxOps``, ``TorchOps``: the op
+sets of dmlops/ops/_opset.py with the time loop's own methods): the directions and their time order, the initial
+states, SequenceLengthsTensor, and the output tensors. The operators write their cells separately for the
+reference (NumPy, float64) and the lowerings, so the numerics tests compare two codings of each recurrence.
 
 The pages (DML_GRU/LSTM/RNN_OPERATOR_DESC) mirror ONNX GRU, LSTM and RNN with every tensor left-padded to 4-D;
 what they leave unsaid follows onnxruntime's CPU kernels (research/seed_semantics.md §2.3; deep_cpu_gru.cc,
@@ -29,6 +29,7 @@ import numpy as np
 
 from ..enums import RecurrentNetworkDirection
 from ..lower import activation_onnx, activation_torch
+from ._opset import ONNX, NumPy, Torch
 
 
 def directions(desc) -> list[bool]:
@@ -68,11 +69,11 @@ def run(ops, desc, x: dict, states: dict[str, str], make_step) -> dict:
             if lens is None:
                 y[t], state = new[0], new
             else:
-                valid = ops.less(t, lens)
+                valid = ops.lt(t, lens)
                 y[t] = ops.where(valid, new[0], zero) if want_sequence else None
                 state = [ops.where(valid, n, s) for n, s in zip(new, state)]
         if lens is not None and not reverse:  # len_b = 0: hidden 0, the other states after step 0
-            started = ops.less(0, lens)
+            started = ops.lt(0, lens)
             state = [ops.where(started, state[0], zero)] + [ops.where(started, s, f)
                                                             for s, f in zip(state[1:], first[1:])]
         sequences.append(y)
@@ -87,84 +88,52 @@ def run(ops, desc, x: dict, states: dict[str, str], make_step) -> dict:
     return out
 
 
-# Backend adapters ------------------------------------------------------------------------------------------
+# Backend adapters: dmlops/ops/_opset.py's op sets with what the time loop and the cells add ------------------
 
-class NumpyOps:
-    """What ``run`` needs, in float64 NumPy (the reference)."""
+class _Steps:
+    """What ``run`` and the cells add to an op set (written once over its ``take``, ``cast`` and ``reshape``)."""
+
+    def index(self, v, *indices):
+        """v[i0, i1, ...]: one scalar index per leading axis (each drops its axis)."""
+        for i in indices:
+            v = self.take(v, i, 0)
+        return v
+
+    def initial(self, value, d: int):
+        """Direction d of a {1, D, N, H} init tensor."""
+        return self.index(value, 0, d)
+
+    def scalar(self, value, like):
+        """``value`` beside ``like`` (every op set takes a Python number there, in ``like``'s dtype)."""
+        return value
+
+    def lengths(self, v):
+        """SequenceLengths {1, 1, 1, N} (UINT32) as int64 [N, 1] (broadcasts against [N, H]), or None when absent."""
+        return None if v is None else self.cast(self.reshape(v, [-1, 1]), np.int64)
+
+
+class NumpyOps(_Steps, NumPy):
+    """What ``run`` needs, in float64 NumPy (the reference computes in float64 whatever the tensors' type)."""
+
+    def __init__(self):
+        super().__init__(np.float64)
 
     def initial(self, value, d: int):
         """Direction d of a {1, D, N, H} init tensor, in float64."""
         return value[0, d].astype(np.float64)
 
     def zeros(self, shape, like):
-        """float64 zeros (the reference computes in float64 whatever the tensors' type)."""
+        """float64 zeros."""
         return np.zeros(shape)
 
-    def lengths(self, value):
-        """SequenceLengths {1, 1, 1, N} as int64 [N, 1] (broadcasts against [N, H]), or None when absent."""
-        return None if value is None else value.reshape(-1, 1).astype(np.int64)
 
-    def less(self, t: int, lens):
-        """The bool mask t < lens."""
-        return t < lens
-
-    def where(self, mask, a, b):
-        """mask ? a : b."""
-        return np.where(mask, a, b)
-
-    def stack(self, values, axis: int):
-        """The values stacked along a new axis."""
-        return np.stack(values, axis)
-
-
-class OnnxOps:
+class OnnxOps(_Steps, ONNX):
     """What ``run`` and the LSTM/RNN cells need, as ONNX nodes in the builder ``g`` (values keep the compute dtype)."""
-
-    def __init__(self, g):
-        self.g = g
-
-    def initial(self, value, d: int):
-        """Direction d of a {1, D, N, H} init tensor."""
-        return self.index(value, 0, d)
-
-    def index(self, v, *indices):
-        """v[i0, i1, ...]: one Gather with a scalar index per leading axis (each drops its axis)."""
-        for i in indices:
-            v = self.g.node("Gather", [v, self.g.const(np.int64(i))], axis=0)
-        return v
-
-    def transpose(self, v):
-        """A 2-D value transposed."""
-        return self.g.node("Transpose", [v], perm=[1, 0])
-
-    def matmul(self, a, b):
-        """a @ b."""
-        return self.g.node("MatMul", [a, b])
-
-    def add(self, a, b):
-        """a + b."""
-        return self.g.node("Add", [a, b])
-
-    def sub(self, a, b):
-        """a - b."""
-        return self.g.node("Sub", [a, b])
-
-    def mul(self, a, b):
-        """a * b."""
-        return self.g.node("Mul", [a, b])
-
-    def scalar(self, value, like):
-        """A constant of ``like``'s dtype."""
-        return self.g.scalar(value, like)
 
     def split(self, v, n: int):
         """n equal blocks of the last axis (a tuple)."""
         out = self.g.node("Split", [v], outputs=n, axis=-1, num_outputs=n)
         return out if n > 1 else (out,)
-
-    def clip(self, v, lo: float, hi: float):
-        """min(max(v, lo), hi)."""
-        return self.g.node("Clip", [v, self.g.scalar(lo, v), self.g.scalar(hi, v)])
 
     def act(self, desc, v):
         """A nested activation desc applied to v."""
@@ -174,69 +143,13 @@ class OnnxOps:
         """A zero constant of ``like``'s dtype."""
         return self.g.const(np.zeros(shape, self.g.dtype(like)))
 
-    def lengths(self, v):
-        """SequenceLengths [1, 1, 1, N] (UINT32) as int64 [N, 1], or None when absent."""
-        return None if v is None else self.g.cast(self.g.node("Reshape", [v, self.g.ints([-1, 1])]), np.int64)
 
-    def less(self, t: int, lens):
-        """The bool mask t < lens."""
-        return self.g.node("Less", [self.g.const(np.int64(t)), lens], dtype=np.bool_)
-
-    def where(self, mask, a, b):
-        """mask ? a : b."""
-        return self.g.node("Where", [mask, a, b], dtype=self.g.dtype(a))
-
-    def stack(self, values, axis: int):
-        """The values stacked along a new axis."""
-        parts = [self.g.node("Unsqueeze", [v, self.g.ints([axis])]) for v in values]
-        return parts[0] if len(parts) == 1 else self.g.node("Concat", parts, axis=axis)
-
-
-class TorchOps:
+class TorchOps(_Steps, Torch):
     """What ``run`` and the LSTM/RNN cells need, as torch calls (torch 2.4 APIs only)."""
-
-    def __init__(self, torch):
-        self.torch = torch
-
-    def initial(self, value, d: int):
-        """Direction d of a {1, D, N, H} init tensor."""
-        return value[0, d]
-
-    def index(self, v, *indices):
-        """v[i0, i1, ...]."""
-        return v[indices]
-
-    def transpose(self, v):
-        """A 2-D tensor transposed."""
-        return v.t()
-
-    def matmul(self, a, b):
-        """a @ b."""
-        return self.torch.matmul(a, b)
-
-    def add(self, a, b):
-        """a + b."""
-        return a + b
-
-    def sub(self, a, b):
-        """a - b."""
-        return a - b
-
-    def mul(self, a, b):
-        """a * b."""
-        return a * b
-
-    def scalar(self, value, like):
-        """A Python number (torch broadcasts it in ``like``'s dtype)."""
-        return value
 
     def split(self, v, n: int):
         """n equal blocks of the last axis."""
         return self.torch.chunk(v, n, dim=-1)
-
-    def clip(self, v, lo: float, hi: float):
-        """min(max(v, lo), hi)."""
-        return self.torch.clamp(v, lo, hi)
 
     def act(self, desc, v):
         """A nested activation desc applied to v."""
@@ -245,22 +158,6 @@ class TorchOps:
     def zeros(self, shape, like):
         """Zeros of ``like``'s dtype and device."""
         return self.torch.zeros(shape, dtype=like.dtype, device=like.device)
-
-    def lengths(self, v):
-        """SequenceLengths [1, 1, 1, N] (uint32) as int64 [N, 1], or None when absent."""
-        return None if v is None else v.to(self.torch.int64).reshape(-1, 1)
-
-    def less(self, t: int, lens):
-        """The bool mask t < lens."""
-        return lens > t
-
-    def where(self, mask, a, b):
-        """mask ? a : b."""
-        return self.torch.where(mask, a, b)
-
-    def stack(self, values, axis: int):
-        """The values stacked along a new axis."""
-        return self.torch.stack(values, axis)
 
 
 # Cells whose gates are all linear in h (LSTM, RNN; GRU's reset gate is not) ----------------------------------
@@ -283,11 +180,12 @@ def linear_gates_reference(x: dict, d: int, cell):
 
 def linear_gates(ops, x: dict, d: int, cell):
     """``linear_gates_reference`` with backend ``ops``: x W^T + Wb + Rb for every step at once, then h R^T per step."""
-    xw = ops.matmul(ops.index(x["InputTensor"], 0), ops.transpose(ops.index(x["WeightTensor"], 0, d)))  # [T, N, gH]
+    w = ops.transpose(ops.index(x["WeightTensor"], 0, d), [1, 0])  # [I, gates * H]
+    xw = ops.matmul(ops.index(x["InputTensor"], 0), w)  # [T, N, gH]
     if x.get("BiasTensor") is not None:
         wb, rb = ops.split(ops.index(x["BiasTensor"], 0, 0, d), 2)
         xw = ops.add(xw, ops.add(wb, rb))
-    r = ops.transpose(ops.index(x["RecurrenceTensor"], 0, d))  # [H, gates * H]
+    r = ops.transpose(ops.index(x["RecurrenceTensor"], 0, d), [1, 0])  # [H, gates * H]
 
     def step(t, state):
         return cell(ops.add(ops.index(xw, t), ops.matmul(state[0], r)), state)

@@ -1,8 +1,8 @@
 """Region-of-interest sampling shared by ROI_POOLING, ROI_ALIGN, ROI_ALIGN1 and ROI_ALIGN_GRAD.
 
 The regions are a runtime input, so no table can be built on the host: every backend computes the sampling in its
-own graph from the ROI values, with one algorithm written once against a small array interface (``_Np``, ``_Onnx``,
-``_Torch``: the same float32 operations in the same order on NumPy, ONNX Runtime and torch). All index arithmetic is
+own graph from the ROI values, with one algorithm written once against the op sets of dmlops/ops/_opset.py (the
+same float32 operations in the same order on NumPy, ONNX Runtime and torch). All index arithmetic is
 float32 (exact for the integers involved, below 2**24) and becomes int64 only to gather.
 
 ROI align (per axis, DirectML's pseudo-code on the ROI_ALIGN1 page; x and y alike)::
@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import DmlOpsError
+from ._opset import ONNX, NumPy, Torch
 
 F32 = np.float32
 # Gathered elements (ROIs x channels x outputs x sample slots x corners) above which the in-graph sampling is refused.
@@ -30,281 +31,12 @@ MAX_ELEMENTS = 1 << 27
 
 
 # ------------------------------------------------------------------------------------------ array interfaces
-class _Np:
-    """NumPy, float32 throughout."""
-
-    def f(self, v):
-        return np.asarray(v, F32)
-
-    def add(self, a, b):
-        return np.add(a, b, dtype=F32)
-
-    def sub(self, a, b):
-        return np.subtract(a, b, dtype=F32)
-
-    def mul(self, a, b):
-        return np.multiply(a, b, dtype=F32)
-
-    def div(self, a, b):
-        with np.errstate(all="ignore"):
-            return np.divide(a, b, dtype=F32)
-
-    def maximum(self, a, b):
-        return np.maximum(a, b)
-
-    def minimum(self, a, b):
-        return np.minimum(a, b)
-
-    def floor(self, a):
-        return np.floor(a)
-
-    def ceil(self, a):
-        return np.ceil(a)
-
-    def rint(self, a):
-        return np.rint(a)  # half to even
-
-    def lt(self, a, b):
-        return np.less(a, b)
-
-    def le(self, a, b):
-        return np.less_equal(a, b)
-
-    def eq(self, a, b):
-        return np.equal(a, b)
-
-    def land(self, a, b):
-        return np.logical_and(a, b)
-
-    def lor(self, a, b):
-        return np.logical_or(a, b)
-
-    def lnot(self, a):
-        return np.logical_not(a)
-
-    def where(self, c, a, b):
-        return np.where(c, a, b).astype(F32)
-
-    def boolf(self, c):
-        return np.asarray(c, F32)
-
-    def index(self, a):
-        return np.asarray(a).astype(np.int64)
-
-    def reshape(self, a, shape):
-        return np.reshape(a, shape)
-
-    def expand(self, a, shape):
-        return np.broadcast_to(a, shape)
-
-    def take_rows(self, x, idx):
-        return np.asarray(x)[idx]
-
-    def take_last(self, x, idx):
-        return np.take_along_axis(x, np.broadcast_to(idx, x.shape[:-1] + idx.shape[-1:]), axis=-1)
-
-    def slot(self, a, k):
-        return a[..., k]
-
-    def reduce_max(self, a, axis):
-        return np.max(a, axis=axis)
-
-    def reduce_sum(self, a, axes):
-        return np.sum(a, axis=tuple(axes), dtype=F32)
-
-    def matmul(self, a, b):
-        return np.matmul(a, b, dtype=F32)
-
-
-class _Onnx:
-    """ONNX nodes the DirectML provider registers (float32 arithmetic, Gather/GatherElements, MatMul)."""
-
-    def __init__(self, g):
-        from . import _elementwise as ew
-
-        self.g, self.ew = g, ew
-
-    def f(self, v):
-        return self.g.const(np.asarray(v, F32))
-
-    def _n(self, op, *a, dtype=None, **kw):
-        return self.g.node(op, list(a), dtype=dtype, **kw)
-
-    def add(self, a, b):
-        return self._n("Add", a, b)
-
-    def sub(self, a, b):
-        return self._n("Sub", a, b)
-
-    def mul(self, a, b):
-        return self._n("Mul", a, b)
-
-    def div(self, a, b):
-        return self._n("Div", a, b)
-
-    def maximum(self, a, b):
-        return self._n("Max", a, b)
-
-    def minimum(self, a, b):
-        return self._n("Min", a, b)
-
-    def floor(self, a):
-        return self._n("Floor", a)
-
-    def ceil(self, a):
-        return self._n("Ceil", a)
-
-    def rint(self, a):
-        return self._n("Round", a)  # half to even
-
-    def lt(self, a, b):
-        return self._n("Less", a, b, dtype=np.bool_)
-
-    def le(self, a, b):
-        return self._n("LessOrEqual", a, b, dtype=np.bool_)
-
-    def eq(self, a, b):
-        return self._n("Equal", a, b, dtype=np.bool_)
-
-    def land(self, a, b):
-        return self._n("And", a, b, dtype=np.bool_)
-
-    def lor(self, a, b):
-        return self._n("Or", a, b, dtype=np.bool_)
-
-    def lnot(self, a):
-        return self._n("Not", a, dtype=np.bool_)
-
-    def where(self, c, a, b):
-        return self.ew.onnx_where(self.g, c, a, b)
-
-    def boolf(self, c):
-        return self.g.cast(c, F32)
-
-    def index(self, a):
-        return self.g.cast(a, np.int64)
-
-    def reshape(self, a, shape):
-        return self._n("Reshape", a, self.g.ints(shape))
-
-    def expand(self, a, shape):
-        return self._n("Expand", a, self.g.ints(shape))
-
-    def take_rows(self, x, idx):
-        return self._n("Gather", x, idx, axis=0)
-
-    def slot(self, a, k):
-        return self._n("Gather", a, self.g.const(np.asarray(k, np.int64)), axis=-1)
-
-    def reduce_max(self, a, axis):
-        return self._n("ReduceMax", a, self.g.ints([axis]), keepdims=0)
-
-    def reduce_sum(self, a, axes):
-        return self._n("ReduceSum", a, self.g.ints(list(axes)), keepdims=0)
-
-    def matmul(self, a, b):
-        return self._n("MatMul", a, b)
-
-
-class _Torch:
-    """torch ops torch-directml registers, float32, at most 5 dimensions."""
-
-    def __init__(self, torch, device):
-        self.t, self.device = torch, device
-
-    def f(self, v):
-        return self.t.as_tensor(np.asarray(v, F32), device=self.device)
-
-    def add(self, a, b):
-        return a + b
-
-    def sub(self, a, b):
-        return a - b
-
-    def mul(self, a, b):
-        return a * b
-
-    def div(self, a, b):
-        return a / b
-
-    def maximum(self, a, b):
-        return self.t.maximum(a, b)
-
-    def minimum(self, a, b):
-        return self.t.minimum(a, b)
-
-    def floor(self, a):
-        return self.t.floor(a)
-
-    def ceil(self, a):
-        return self.t.ceil(a)
-
-    def rint(self, a):
-        return self.t.round(a)  # half to even
-
-    def lt(self, a, b):
-        return a < b
-
-    def le(self, a, b):
-        return a <= b
-
-    def eq(self, a, b):
-        return a == b
-
-    def land(self, a, b):
-        return self.t.logical_and(a, b)
-
-    def lor(self, a, b):
-        return self.t.logical_or(a, b)
-
-    def lnot(self, a):
-        return self.t.logical_not(a)
-
-    def where(self, c, a, b):
-        return self.t.where(c, a, b)
-
-    def boolf(self, c):
-        return c.to(self.t.float32)
-
-    def index(self, a):
-        return a.to(self.t.int64)
-
-    def reshape(self, a, shape):
-        return a.reshape(shape)
-
-    def expand(self, a, shape):
-        return a.expand(*shape)
-
-    def take_rows(self, x, idx):
-        return x.index_select(0, idx)
-
-    def take_last(self, x, idx):
-        return self.t.gather(x, x.dim() - 1, idx.expand(*x.shape[:-1], idx.shape[-1]))
-
-    def slot(self, a, k):
-        return a[..., k]
-
-    def reduce_max(self, a, axis):
-        return self.t.amax(a, dim=axis)
-
-    def reduce_sum(self, a, axes):
-        return self.t.sum(a, dim=tuple(axes))
-
-    def matmul(self, a, b):
-        return self.t.matmul(a, b)
-
-
 def backend(kind, *args):
-    """The array interface for ``"reference"`` (), ``"onnx"`` (g) or ``"torch"`` (torch, device)."""
-    return {"reference": _Np, "onnx": _Onnx, "torch": _Torch}[kind](*args)
-
-
-def take_last(A, x, idx, x_shape, idx_len):
-    """x [R, C, M] gathered along the last axis by idx [R, 1, P] (the same positions for every channel)."""
-    if isinstance(A, _Onnx):
-        full = A.g.node("Expand", [idx, A.g.ints(list(x_shape[:-1]) + [idx_len])])
-        return A.g.node("GatherElements", [x, full], axis=2)
-    return A.take_last(x, idx)
+    """The op set (dmlops/ops/_opset.py, float32) for ``"reference"`` (), ``"onnx"`` (g) or ``"torch"`` (torch,
+    device). ONNX selects through ew.onnx_where: a -0.0 read from the input must survive ONNX Runtime's CPU Where."""
+    if kind == "onnx":
+        return ONNX(*args, keep_negative_zero=True)
+    return {"reference": NumPy, "torch": Torch}[kind](*args)
 
 
 # ------------------------------------------------------------------------------------------------ ROI align
@@ -350,61 +82,61 @@ def _axis(A, s, rois, i, scale, out: int, size: int, k: int, windowed: bool, r: 
     """Per-axis sampling, arrays [R, out, K]: dict(lo, hi, lerp, inside, valid, n); with ``roi`` also the
     ROI-gradient reads of ROI_ALIGN_GRAD (rlo = floor, rhi = ceil, rlerp = the fraction of the coordinate clamped to
     [0, InputSize - 1], as the forward's LINEAR mode clamps it; in both interpolation modes)."""
-    p1 = A.mul(A.reshape(A.slot(rois, i), [r, 1, 1]), A.f(scale))
-    p2 = A.mul(A.reshape(A.slot(rois, i + 2), [r, 1, 1]), A.f(scale))
+    p1 = A.mul(A.reshape(A.take(rois, i, -1), [r, 1, 1]), A.const(scale))
+    p2 = A.mul(A.reshape(A.take(rois, i + 2, -1), [r, 1, 1]), A.const(scale))
     extent = A.sub(p2, p1)
-    n = A.minimum(A.maximum(A.ceil(A.div(extent, A.f(out))), A.f(s["low"])), A.f(float(s["high"])))
-    total = A.mul(n, A.f(out))
+    n = A.minimum(A.maximum(A.ceil(A.div(extent, A.const(out))), A.const(s["low"])), A.const(float(s["high"])))
+    total = A.mul(n, A.const(out))
     if s["corners"]:
-        more = A.lt(A.f(1), total)
-        step = A.where(more, A.div(extent, A.where(more, A.sub(total, A.f(1)), A.f(1))), A.f(0))
+        more = A.lt(A.const(1), total)
+        step = A.where(more, A.div(extent, A.where(more, A.sub(total, A.const(1)), A.const(1))), A.const(0))
         opo = 0.0
     else:
         step = A.div(extent, total)
         opo = s["opo"]
-    o = A.f(np.arange(out, dtype=F32).reshape(1, out, 1))
+    o = A.const(np.arange(out, dtype=F32).reshape(1, out, 1))
     first = A.mul(o, n)
-    j = A.f(np.arange(k, dtype=F32).reshape(1, 1, k))
+    j = A.const(np.arange(k, dtype=F32).reshape(1, 1, k))
     if windowed:
         # the first sample of output o that can lie inside [-1, size] (one slot of margin for rounding)
-        c0 = A.sub(A.add(A.mul(A.sub(first, A.f(opo)), step), p1), A.f(s["ipo"]))
-        rising = A.lt(A.f(0), step)
-        falling = A.lt(step, A.f(0))
-        safe = A.where(A.lor(rising, falling), step, A.f(1))
-        t = A.div(A.sub(A.where(rising, A.f(-1.0), A.f(float(size))), c0), safe)
-        t = A.where(A.lor(rising, falling), t, A.f(0))
-        j0 = A.maximum(A.sub(A.floor(t), A.f(1)), A.f(0))
-        j0 = A.where(A.lt(j0, n), j0, A.f(0))  # NaN and beyond-the-samples starts
+        c0 = A.sub(A.add(A.mul(A.sub(first, A.const(opo)), step), p1), A.const(s["ipo"]))
+        rising = A.lt(A.const(0), step)
+        falling = A.lt(step, A.const(0))
+        safe = A.where(A.lor(rising, falling), step, A.const(1))
+        t = A.div(A.sub(A.where(rising, A.const(-1.0), A.const(float(size))), c0), safe)
+        t = A.where(A.lor(rising, falling), t, A.const(0))
+        j0 = A.maximum(A.sub(A.floor(t), A.const(1)), A.const(0))
+        j0 = A.where(A.lt(j0, n), j0, A.const(0))  # NaN and beyond-the-samples starts
         j = A.add(j0, j)
     valid = A.lt(j, n)
-    c = A.sub(A.add(A.mul(A.sub(A.add(first, j), A.f(opo)), step), p1), A.f(s["ipo"]))
-    last = A.f(float(size - 1))
+    c = A.sub(A.add(A.mul(A.sub(A.add(first, j), A.const(opo)), step), p1), A.const(s["ipo"]))
+    last = A.const(float(size - 1))
     if s["linear"]:
-        inside = A.land(A.le(A.f(-1.0), c), A.le(c, A.f(float(size))))
-        cc = A.maximum(c, A.f(0))
+        inside = A.land(A.le(A.const(-1.0), c), A.le(c, A.const(float(size))))
+        cc = A.maximum(c, A.const(0))
         lo = A.floor(cc)
         edge = A.le(last, lo)
         lo = A.where(edge, last, lo)
-        hi = A.where(edge, last, A.add(lo, A.f(1)))
-        lerp = A.where(edge, A.f(0), A.sub(cc, lo))
+        hi = A.where(edge, last, A.add(lo, A.const(1)))
+        lerp = A.where(edge, A.const(0), A.sub(cc, lo))
     else:
         lo = A.rint(c)
-        inside = A.land(A.le(A.f(0), lo), A.le(lo, last))
+        inside = A.land(A.le(A.const(0), lo), A.le(lo, last))
         hi, lerp = lo, None
     ok = A.land(inside, valid)
-    lo = A.where(ok, lo, A.f(0))
-    hi = A.where(ok, hi, A.f(0))
+    lo = A.where(ok, lo, A.const(0))
+    hi = A.where(ok, hi, A.const(0))
     if lerp is not None:
-        lerp = A.where(ok, lerp, A.f(0))
+        lerp = A.where(ok, lerp, A.const(0))
     full = [r, out, k]
     got = {"lo": A.expand(lo, full), "hi": A.expand(hi, full), "lerp": None if lerp is None else A.expand(lerp, full),
            "inside": A.expand(inside, full), "valid": A.expand(valid, full), "n": n}
     if roi:
-        cf = A.minimum(A.maximum(c, A.f(0)), last)
+        cf = A.minimum(A.maximum(c, A.const(0)), last)
         rlo = A.floor(cf)
-        got["rlo"] = A.expand(A.where(ok, rlo, A.f(0)), full)
-        got["rhi"] = A.expand(A.where(ok, A.ceil(cf), A.f(0)), full)
-        got["rlerp"] = A.expand(A.where(ok, A.sub(cf, rlo), A.f(0)), full)
+        got["rlo"] = A.expand(A.where(ok, rlo, A.const(0)), full)
+        got["rhi"] = A.expand(A.where(ok, A.ceil(cf), A.const(0)), full)
+        got["rlerp"] = A.expand(A.where(ok, A.sub(cf, rlo), A.const(0)), full)
     return got
 
 
@@ -436,19 +168,19 @@ def align_samples(A, s, plan, rois, r, roi: bool = False):
     yy, xx, flat, shape = _grid(A, y, x, plan, r)
     inside = flat(A.land(yy(y["inside"]), xx(x["inside"])))
     valid = flat(A.land(yy(y["valid"]), xx(x["valid"])))
-    W = A.f(float(w))
+    W = A.const(float(w))
     corners = {}
     for name, (ya, xa) in {"00": ("lo", "lo"), "10": ("hi", "lo"), "01": ("lo", "hi"), "11": ("hi", "hi")}.items():
         if not s["linear"] and name != "00":
             continue
-        corners[name] = A.index(flat(A.add(A.mul(yy(y[ya]), W), xx(x[xa]))))
+        corners[name] = A.cast(flat(A.add(A.mul(yy(y[ya]), W), xx(x[xa]))), np.int64)
     out = {"inside": inside, "valid": valid, "corners": corners, "ny": y["n"], "nx": x["n"],
            "windowed": wy or wx, "yvalid": y["valid"], "xvalid": x["valid"]}
     if s["linear"]:
         out["ly"] = flat(yy(y["lerp"]))
         out["lx"] = flat(xx(x["lerp"]))
     if roi:
-        out["rcorners"] = {name: A.index(flat(A.add(A.mul(yy(y[ya]), W), xx(x[xa]))))
+        out["rcorners"] = {name: A.cast(flat(A.add(A.mul(yy(y[ya]), W), xx(x[xa]))), np.int64)
                            for name, (ya, xa) in {"tl": ("rlo", "rlo"), "tr": ("rlo", "rhi"), "bl": ("rhi", "rlo"),
                                                   "br": ("rhi", "rhi")}.items()}
         out["ry"] = flat(yy(y["rlerp"]))
@@ -460,11 +192,11 @@ def _valid_count(A, y_valid, x_valid, r, oh, ow, ky, kx):
     """Valid enumerated samples per output: [R, OH, OW] = (sum of y slots) * (sum of x slots)."""
     yc = None
     for k in range(ky):
-        v = A.slot(A.boolf(y_valid), k)
+        v = A.take(A.cast(y_valid, F32), k, -1)
         yc = v if yc is None else A.add(yc, v)
     xc = None
     for k in range(kx):
-        v = A.slot(A.boolf(x_valid), k)
+        v = A.take(A.cast(x_valid, F32), k, -1)
         xc = v if xc is None else A.add(xc, v)
     return A.mul(A.reshape(yc, [r, oh, 1]), A.reshape(xc, [r, 1, ow]))
 
@@ -472,11 +204,11 @@ def _valid_count(A, y_valid, x_valid, r, oh, ow, ky, kx):
 def align_values(A, s, plan, x, batch, smp, r):
     """Every sample's value [R, C, Q, S] (OutOfBoundsInputValue outside the input; slots past n are masked later)."""
     b, c, h, w, oh, ow, ky, kx, _, _ = plan
-    planes = A.take_rows(A.reshape(x, [b, c, h * w]), batch)  # [R, C, HW]
+    planes = A.take(A.reshape(x, [b, c, h * w]), batch, 0)  # [R, C, HW]
     p = oh * ow * kx * ky
 
     def read(name):
-        return A.reshape(take_last(A, planes, smp["corners"][name], [r, c, h * w], p), [r, c, oh * ow, kx * ky])
+        return A.reshape(A.gather(planes, smp["corners"][name], 2, [r, c, p]), [r, c, oh * ow, kx * ky])
 
     if s["linear"]:
         ly = A.reshape(smp["ly"], [r, 1, oh * ow, kx * ky])
@@ -489,7 +221,7 @@ def align_values(A, s, plan, x, batch, smp, r):
     else:
         v = read("00")
     inside = A.reshape(smp["inside"], [r, 1, oh * ow, kx * ky])
-    return A.where(inside, v, A.f(s["oob"]))
+    return A.where(inside, v, A.const(s["oob"]))
 
 
 def align_forward(A, desc, x, rois, batch, x_sizes, out_hw, r):
@@ -499,24 +231,24 @@ def align_forward(A, desc, x, rois, batch, x_sizes, out_hw, r):
     smp = align_samples(A, s, plan, rois, r)
     v = align_values(A, s, plan, x, batch, smp, r)
     valid = A.reshape(smp["valid"], [r, 1, oh * ow, kx * ky])
-    acc = A.f(-np.inf if s["max"] else 0.0)
+    acc = A.const(-np.inf if s["max"] else 0.0)
     for k in range(kx * ky):  # one sample at a time, in the docs' loop order
-        value, ok = A.slot(v, k), A.slot(valid, k)
+        value, ok = A.take(v, k, -1), A.take(valid, k, -1)
         if s["max"]:
-            acc = A.maximum(acc, A.where(ok, value, A.f(-np.inf)))
+            acc = A.maximum(acc, A.where(ok, value, A.const(-np.inf)))
         else:
-            acc = A.add(acc, A.where(ok, value, A.f(0.0)))
+            acc = A.add(acc, A.where(ok, value, A.const(0.0)))
     n = A.reshape(A.mul(smp["ny"], smp["nx"]), [r, 1, 1, 1])  # samples per output of each ROI
     acc = A.reshape(acc, [r, c, oh, ow])
     if smp["windowed"]:
         # samples a window left out lie outside the input: OutOfBoundsInputValue each
         ys = _valid_count(A, smp["yvalid"], smp["xvalid"], r, oh, ow, ky, kx)
         missing = A.sub(n, A.reshape(ys, [r, 1, oh, ow]))
-        some = A.lt(A.f(0), missing)
+        some = A.lt(A.const(0), missing)
         if s["max"]:
-            acc = A.where(some, A.maximum(acc, A.f(s["oob"])), acc)
+            acc = A.where(some, A.maximum(acc, A.const(s["oob"])), acc)
         else:
-            acc = A.add(acc, A.where(some, A.mul(missing, A.f(s["oob"])), A.f(0.0)))
+            acc = A.add(acc, A.where(some, A.mul(missing, A.const(s["oob"])), A.const(0.0)))
     if s["max"]:
         return acc
     return A.div(acc, n)
@@ -532,7 +264,7 @@ def align_input_gradient(A, desc, x, rois, batch, grad, x_sizes, out_hw, r):
     smp = align_samples(A, s, plan, rois, r)
     valid = A.reshape(smp["valid"], [r, 1, q, sl])
     inside = A.reshape(smp["inside"], [r, 1, q, sl])
-    use = A.boolf(A.land(valid, inside))  # [R, 1, Q, S]
+    use = A.cast(A.land(valid, inside), F32)  # [R, 1, Q, S]
     g = A.reshape(grad, [r, c, q, 1])
     if s["max"]:
         coef = A.mul(A.mul(g, _max_pick(A, s, plan, x, batch, smp, r)), use)  # [R, C, Q, S]
@@ -542,22 +274,22 @@ def align_input_gradient(A, desc, x, rois, batch, grad, x_sizes, out_hw, r):
     if s["linear"]:
         ly = A.reshape(smp["ly"], [r, 1, q, sl])
         lx = A.reshape(smp["lx"], [r, 1, q, sl])
-        one = A.f(1)
+        one = A.const(1)
         weights = {"00": A.mul(A.sub(one, ly), A.sub(one, lx)), "10": A.mul(ly, A.sub(one, lx)),
                    "01": A.mul(A.sub(one, ly), lx), "11": A.mul(ly, lx)}
     else:
         weights = {"00": None}
-    hw = A.f(np.arange(h * w, dtype=F32).reshape(1, 1, h * w))
+    hw = A.const(np.arange(h * w, dtype=F32).reshape(1, 1, h * w))
     total = None
     for name, wgt in weights.items():
         contrib = coef if wgt is None else A.mul(coef, wgt)  # [R, C, Q, S]
         contrib = A.reshape(contrib, [r, c, q * sl])
-        idx = A.reshape(_as_float(A, smp["corners"][name]), [r, q * sl, 1])
-        onehot = A.boolf(A.eq(idx, hw))  # [R, P, HW]
+        idx = A.reshape(A.cast(smp["corners"][name], F32), [r, q * sl, 1])
+        onehot = A.cast(A.eq(idx, hw), F32)  # [R, P, HW]
         part = A.matmul(contrib, onehot)  # [R, C, HW]
         total = part if total is None else A.add(total, part)
-    rows = A.boolf(A.eq(A.reshape(_as_float(A, batch), [1, r]),
-                        A.f(np.arange(b, dtype=F32).reshape(b, 1))))  # [B, R]
+    rows = A.cast(A.eq(A.reshape(A.cast(batch, F32), [1, r]),
+                        A.const(np.arange(b, dtype=F32).reshape(b, 1))), F32)  # [B, R]
     out = A.matmul(rows, A.reshape(total, [r, c * h * w]))
     return A.reshape(out, [b, c, h, w])
 
@@ -568,18 +300,18 @@ def _max_pick(A, s, plan, x, batch, smp, r):
     q, sl = oh * ow, kx * ky
     valid = A.reshape(smp["valid"], [r, 1, q, sl])
     v = align_values(A, s, plan, x, batch, smp, r)
-    best = A.f(-np.inf)
+    best = A.const(-np.inf)
     for k in range(sl):
-        best = A.maximum(best, A.where(A.slot(valid, k), A.slot(v, k), A.f(-np.inf)))
-    taken = A.f(np.zeros((1, 1, 1), F32))
+        best = A.maximum(best, A.where(A.take(valid, k, -1), A.take(v, k, -1), A.const(-np.inf)))
+    taken = A.const(np.zeros((1, 1, 1), F32))
     picks = []
     for k in range(sl):
-        hit = A.mul(A.boolf(A.land(A.slot(valid, k), A.eq(A.slot(v, k), best))), A.sub(A.f(1), taken))
+        hit = A.mul(A.cast(A.land(A.take(valid, k, -1), A.eq(A.take(v, k, -1), best)), F32), A.sub(A.const(1), taken))
         picks.append(A.reshape(hit, [r, c, q, 1]))
         taken = A.maximum(taken, hit)
     pick = picks[0]
     for p_ in picks[1:]:
-        pick = _concat_last(A, pick, p_)
+        pick = A.concat([pick, p_], -1)
     return pick
 
 
@@ -595,46 +327,30 @@ def align_roi_gradient(A, desc, x, rois, batch, grad, x_sizes, out_hw, r):
     smp = align_samples(A, s, plan, rois, r, roi=True)
     valid = A.reshape(smp["valid"], [r, 1, q, sl])
     inside = A.reshape(smp["inside"], [r, 1, q, sl])
-    use = A.boolf(A.land(valid, inside))  # [R, 1, Q, S]
+    use = A.cast(A.land(valid, inside), F32)  # [R, 1, Q, S]
     g = A.reshape(grad, [r, c, q, 1])
     weight = A.mul(g, use)
     if s["max"]:
         weight = A.mul(weight, _max_pick(A, s, plan, x, batch, smp, r))  # [R, C, Q, S]
-    planes = A.take_rows(A.reshape(x, [b, c, h * w]), batch)  # [R, C, HW]
+    planes = A.take(A.reshape(x, [b, c, h * w]), batch, 0)  # [R, C, HW]
     p = q * sl
 
     def read(name):
-        return A.reshape(take_last(A, planes, smp["rcorners"][name], [r, c, h * w], p), [r, c, q, sl])
+        return A.reshape(A.gather(planes, smp["rcorners"][name], 2, [r, c, p]), [r, c, q, sl])
 
     tl, tr, bl, br = read("tl"), read("tr"), read("bl"), read("br")
     y_lerp = A.reshape(smp["ry"], [r, 1, q, sl])
     x_lerp = A.reshape(smp["rx"], [r, 1, q, sl])
-    one = A.f(1)
+    one = A.const(1)
     grad_y = A.add(A.mul(A.sub(one, x_lerp), A.sub(bl, tl)), A.mul(x_lerp, A.sub(br, tr)))
     grad_x = A.add(A.mul(A.sub(one, y_lerp), A.sub(tr, tl)), A.mul(y_lerp, A.sub(br, bl)))
     grad_y = A.reduce_sum(A.mul(grad_y, weight), [1, 3])  # [R, Q]
     grad_x = A.reduce_sum(A.mul(grad_x, weight), [1, 3])
     oy, ox = np.divmod(np.arange(q), ow)
     zero = np.zeros(q)
-    wx_ = A.f(np.stack([ow - ox, zero, ox, zero], axis=1).astype(F32))  # [Q, 4]
-    wy_ = A.f(np.stack([zero, oh - oy, zero, oy], axis=1).astype(F32))
+    wx_ = A.const(np.stack([ow - ox, zero, ox, zero], axis=1).astype(F32))  # [Q, 4]
+    wy_ = A.const(np.stack([zero, oh - oy, zero, oy], axis=1).astype(F32))
     return A.add(A.matmul(grad_x, wx_), A.matmul(grad_y, wy_))  # [R, 4]
-
-
-def _as_float(A, v):
-    if isinstance(A, _Onnx):
-        return A.g.cast(v, F32)
-    if isinstance(A, _Torch):
-        return v.to(A.t.float32)
-    return np.asarray(v, F32)
-
-
-def _concat_last(A, a, b):
-    if isinstance(A, _Onnx):
-        return A.g.node("Concat", [a, b], axis=-1)
-    if isinstance(A, _Torch):
-        return A.t.cat([a, b], dim=-1)
-    return np.concatenate([a, b], axis=-1)
 
 
 # ---------------------------------------------------------------------------------------------- ROI pooling
@@ -644,49 +360,44 @@ def pool_forward(A, desc, x, rois, x_sizes, r):
     b, c, h, w = x_sizes
     ph, pw = desc.pooled_size.height, desc.pooled_size.width
     rois = A.reshape(rois, [r, 5])
-    scale = A.f(float(F32(desc.spatial_scale)))
+    scale = A.const(float(F32(desc.spatial_scale)))
 
     def bins(i, pooled, size):
-        p1 = A.reshape(A.rint(A.mul(A.slot(rois, i), scale)), [r, 1, 1])
-        p2 = A.reshape(A.rint(A.mul(A.slot(rois, i + 2), scale)), [r, 1, 1])
-        extent = A.add(A.sub(p2, p1), A.f(1))
-        o = A.f(np.arange(pooled, dtype=F32).reshape(1, pooled, 1))
-        start = A.add(A.floor(A.div(A.mul(o, extent), A.f(pooled))), p1)
-        end = A.add(A.ceil(A.div(A.mul(A.add(o, A.f(1)), extent), A.f(pooled))), p1)
-        start = A.minimum(A.maximum(start, A.f(0)), A.f(size))
-        end = A.minimum(A.maximum(end, A.f(0)), A.f(size))
-        at = A.f(np.arange(size, dtype=F32).reshape(1, 1, size))
+        p1 = A.reshape(A.rint(A.mul(A.take(rois, i, -1), scale)), [r, 1, 1])
+        p2 = A.reshape(A.rint(A.mul(A.take(rois, i + 2, -1), scale)), [r, 1, 1])
+        extent = A.add(A.sub(p2, p1), A.const(1))
+        o = A.const(np.arange(pooled, dtype=F32).reshape(1, pooled, 1))
+        start = A.add(A.floor(A.div(A.mul(o, extent), A.const(pooled))), p1)
+        end = A.add(A.ceil(A.div(A.mul(A.add(o, A.const(1)), extent), A.const(pooled))), p1)
+        start = A.minimum(A.maximum(start, A.const(0)), A.const(size))
+        end = A.minimum(A.maximum(end, A.const(0)), A.const(size))
+        at = A.const(np.arange(size, dtype=F32).reshape(1, 1, size))
         return A.land(A.le(start, at), A.lt(at, end)), A.lt(start, end)  # [R, P, size], [R, P, 1]
 
     my, ey = bins(2, ph, h)
     mx, ex = bins(1, pw, w)
-    batch = A.index(A.slot(rois, 0))
-    planes = A.reshape(A.take_rows(x, batch), [r, c, h, 1, w])
-    ninf = A.f(-np.inf)
+    batch = A.cast(A.take(rois, 0, -1), np.int64)
+    planes = A.reshape(A.take(x, batch, 0), [r, c, h, 1, w])
+    ninf = A.const(-np.inf)
     t = A.reduce_max(A.where(A.reshape(mx, [r, 1, 1, pw, w]), planes, ninf), 4)  # [R, C, H, PW]
     t = A.reshape(t, [r, c, 1, h, pw])
     y = A.reduce_max(A.where(A.reshape(my, [r, 1, ph, h, 1]), t, ninf), 3)  # [R, C, PH, PW]
     filled = A.land(A.reshape(ey, [r, 1, ph, 1]), A.reshape(ex, [r, 1, 1, pw]))
-    return A.where(filled, y, A.f(0.0))
+    return A.where(filled, y, A.const(0.0))
 
 
 # ------------------------------------------------------------------------------------------ backend entry points
 def inputs(kind, x, batch_field: str | None = "BatchIndicesTensor", *args):
-    """(array interface, ROIs as float32, batch indices as int64 or None) for ``kind``."""
+    """(op set, ROIs as float32, batch indices as int64 [R] or None) for ``kind``."""
     A = backend(kind, *args)
     rois, batch = x["ROITensor"], x.get(batch_field) if batch_field else None
-    if kind == "reference":
-        return A, np.asarray(rois, F32), None if batch is None else np.asarray(batch).astype(np.int64).reshape(-1)
-    if kind == "onnx":
-        g = args[0]
-        b = None if batch is None else g.node("Reshape", [g.cast(batch, np.int64), g.ints([-1])])
-        return A, g.cast(rois, F32), b
-    torch = args[0]
     if batch is not None:
-        from . import _elementwise as ew
+        if kind == "torch":
+            from . import _elementwise as ew
 
-        batch = ew.torch_bits(torch, batch)[0].to(torch.int64).reshape(-1)
-    return A, rois.to(torch.float32), batch
+            batch = ew.torch_bits(args[0], batch)[0]  # UINT32 / UINT64 in a dtype torch has kernels for
+        batch = A.reshape(A.cast(batch, np.int64), [-1])
+    return A, A.cast(rois, F32), batch
 
 
 def num_rois(desc) -> int:

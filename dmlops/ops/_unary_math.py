@@ -6,8 +6,8 @@ rules). :data:`FUNCTIONS` says, per operator, how DirectML computes ``f``, which
 * ``native``: the framework's own function (sin, cos, tan, sinh, cosh, tanh, erf). DirectML's vectors are within a
   few float32 ULP of these, or within an absolute ~ulp(1) where its exp-based forms cancel near 0 (the bounds are in
   dmlops/vector_tolerances.py).
-* ``formula``: a float32 expression in a handful of ops, written once (:class:`_NumPy`, :class:`_Onnx`,
-  :class:`_Torch` evaluate it) because DirectML's answers follow it, not the IEEE function:
+* ``formula``: a float32 expression in a handful of ops, written once (the op sets of dmlops/ops/_opset.py evaluate
+  it: float32 NumPy, ONNX nodes, torch ops) because DirectML's answers follow it, not the IEEE function:
 
   - ACOS, ASIN: Abramowitz & Stegun 4.4.45, acos|x| ~ sqrt(1 - |x|) (1.5707288 - 0.2121144|x| + 0.0742610|x|^2 -
     0.0187293|x|^3) (error up to 6.7e-5), acos(x) = pi - acos|x| for x < 0, and asin(x) = pi/2 - acos(x). The
@@ -39,6 +39,7 @@ import numpy as np
 
 from ..sample import Sample, td
 from ..types import ScaleBias
+from ._opset import ONNX, NumPy, Torch
 
 PI = math.pi
 HALF_PI = math.pi / 2
@@ -119,171 +120,37 @@ FUNCTIONS: dict[str, Function] = {
 }
 
 
-# ----------------------------------------------------------------------------------------------- evaluators
-class _NumPy:
-    """float32 NumPy (what DirectML's shaders compute in)."""
-
-    f = np.float32
-
-    def _v(self, a):
-        return self.f(a) if isinstance(a, float) else a
-
-    def add(self, a, b):
-        return self._v(a) + self._v(b)
-
-    def sub(self, a, b):
-        return self._v(a) - self._v(b)
-
-    def mul(self, a, b):
-        return self._v(a) * self._v(b)
-
-    def div(self, a, b):
-        return self._v(a) / self._v(b)
-
-    def neg(self, a):
-        return -a
-
-    def abs(self, a):
-        return np.abs(a)
-
-    def sqrt(self, a):
-        return np.sqrt(a)
-
-    def log(self, a):
-        return np.log(a)
-
-    def lt(self, a, b):
-        return self._v(a) < self._v(b)
-
-    def gt(self, a, b):
-        return self._v(a) > self._v(b)
-
-    def where(self, c, a, b):
-        return np.where(c, self._v(a), self._v(b)).astype(self.f)
-
-
-class _Onnx:
-    """ONNX nodes on float32 values (every op a kernel of ONNX Runtime's DirectML provider)."""
-
-    def __init__(self, g):
-        self.g = g
-
-    def _v(self, a):
-        return self.g.const(np.float32(a)) if isinstance(a, float) else a
-
-    def _n(self, op, *args, dtype=np.float32):
-        return self.g.node(op, [self._v(a) for a in args], dtype=dtype)
-
-    def add(self, a, b):
-        return self._n("Add", a, b)
-
-    def sub(self, a, b):
-        return self._n("Sub", a, b)
-
-    def mul(self, a, b):
-        return self._n("Mul", a, b)
-
-    def div(self, a, b):
-        return self._n("Div", a, b)
-
-    def neg(self, a):
-        return self._n("Neg", a)
-
-    def abs(self, a):
-        return self._n("Abs", a)
-
-    def sqrt(self, a):
-        return self._n("Sqrt", a)
-
-    def log(self, a):
-        return self._n("Log", a)
-
-    def lt(self, a, b):
-        return self._n("Less", a, b, dtype=np.bool_)
-
-    def gt(self, a, b):
-        return self._n("Greater", a, b, dtype=np.bool_)
-
-    def where(self, c, a, b):
-        return self.g.node("Where", [c, self._v(a), self._v(b)], dtype=np.float32)
-
-
-class _Torch:
-    """torch ops on float32 tensors (each registered by torch-directml)."""
-
-    def __init__(self, torch, like):
-        self.torch = torch
-        self.like = like
-
-    def _t(self, a):
-        return self.torch.full_like(self.like, a) if isinstance(a, float) else a
-
-    def add(self, a, b):
-        return self._t(a) + b
-
-    def sub(self, a, b):
-        return self._t(a) - b
-
-    def mul(self, a, b):
-        return self._t(a) * b
-
-    def div(self, a, b):
-        return self._t(a) / b
-
-    def neg(self, a):
-        return -a
-
-    def abs(self, a):
-        return self.torch.abs(a)
-
-    def sqrt(self, a):
-        return self.torch.sqrt(a)
-
-    def log(self, a):
-        return self.torch.log(a)
-
-    def lt(self, a, b):
-        return a < b
-
-    def gt(self, a, b):
-        return a > b
-
-    def where(self, c, a, b):
-        return self.torch.where(c, self._t(a), self._t(b))
-
-
 # ----------------------------------------------------------------------------------------------- lowerings
+def _signed(m, op: str, y):
+    """A native function's result ``y`` in op set ``m``, a zero made +0 where DirectML's is (``positive_zero``)."""
+    return m.where(m.eq(y, 0), 0.0, y) if FUNCTIONS[op].positive_zero else y
+
+
 def reference(op: str, v: np.ndarray) -> np.ndarray:
     """``f(v)`` as DirectML computes it: the formula in float32, or the native function in float64."""
     fn = FUNCTIONS[op]
     with np.errstate(all="ignore"):
         if fn.formula is not None:
-            return fn.formula(_NumPy(), v.astype(np.float32))
+            return fn.formula(NumPy(), v.astype(np.float32))
         assert fn.native is not None  # a Function has a formula or a native function
-        y = fn.native["numpy"](v.astype(np.float64))
-        return np.where(y == 0, 0.0, y) if fn.positive_zero else y
+        return _signed(NumPy(np.float64), op, fn.native["numpy"](v.astype(np.float64)))
 
 
 def onnx(op: str, g, v: str) -> str:
     """``f(v)`` in ONNX nodes (``v`` is float32: dmlops.lower computes FLOAT16 in float32)."""
     fn = FUNCTIONS[op]
     if fn.formula is not None:
-        return fn.formula(_Onnx(g), v)
-    y = g.node(fn.onnx, [v])
-    if not fn.positive_zero:
-        return y
-    zero = g.scalar(0, y)
-    return g.node("Where", [g.node("Equal", [y, zero], dtype=np.bool_), zero, y], dtype=g.dtype(y))
+        return fn.formula(ONNX(g), v)
+    return _signed(ONNX(g), op, g.node(fn.onnx, [v]))
 
 
 def torch_lowering(op: str, torch, v):
     """``f(v)`` in torch ops."""
     fn = FUNCTIONS[op]
     if fn.formula is not None:
-        return fn.formula(_Torch(torch, v), v)
+        return fn.formula(Torch(torch), v)
     assert fn.native is not None  # a Function has a formula or a native function
-    y = getattr(torch, fn.native["torch"])(v)
-    return torch.where(y == 0, torch.zeros_like(y), y) if fn.positive_zero else y
+    return _signed(Torch(torch), op, getattr(torch, fn.native["torch"])(v))
 
 
 def lowering(op: str, samples: Callable):
