@@ -190,3 +190,12 @@ def test_relu_and_relu_grad_run_for_every_integer_type_they_declare(dt, backend)
     assert dmlops.run(relu, input_tensor=x, backend=backend)["OutputTensor"].tolist() == np.maximum(x, 0).tolist()
     out = dmlops.run(grad, {"InputTensor": x, "InputGradientTensor": dy}, backend=backend)["OutputGradientTensor"]
     assert out.tolist() == np.where(x > 0, dy, 0).tolist()
+
+
+def test_a_rank_0_tensor_round_trips_through_json():
+    """Sizes [] (which validation then refuses: DirectML tensors have 1 to 8 dimensions) reads, writes and reads
+    back the same descriptor."""
+    t = {"DataType": "FLOAT32", "Sizes": []}
+    desc = dmlops.from_json({"type": "ACTIVATION_RELU", "desc": {"InputTensor": t, "OutputTensor": t}})
+    assert desc.input_tensor.sizes == ()
+    assert dmlops.from_json(json.loads(json.dumps(dmlops.to_json(desc)))) == desc
