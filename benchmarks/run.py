@@ -112,10 +112,10 @@ def measure(name, desc, inputs, direct, budget):
     import onnxruntime
     import torch
 
-    from dmlops.backends.onnxruntime import session_config
+    from dmlops.backends.onnxruntime import largest_tensor, session_config
 
     op = dmlops.compile(desc, "onnxruntime")
-    options, providers = session_config(op.device, onnxruntime)
+    options, providers = session_config(op.device, onnxruntime, largest_tensor(op.graph))  # dmlops' own options
     raw = onnxruntime.InferenceSession(op.model.SerializeToString(), options, providers=providers)
     names = list(op.output_names)
     t_raw = per_call(lambda: raw.run(names, inputs), budget)

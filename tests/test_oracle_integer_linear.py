@@ -63,7 +63,7 @@ def ort_run(node, inputs, out_dtype):
     model.ir_version = 10
     from dmlops.backends.onnxruntime import session_config
 
-    options, providers = session_config("cpu", ort)  # as dmlops configures its own sessions (shared thread pools)
+    options, providers = session_config("cpu", ort)  # as dmlops configures its own sessions
     session = ort.InferenceSession(model.SerializeToString(), options, providers=providers)
     return session.run(None, {n: v for n, v in zip(names, inputs) if v is not None})[0]
 

@@ -303,7 +303,7 @@ def test_onnxruntime_cpu_antialias():
     model.ir_version = 8
     from dmlops.backends.onnxruntime import session_config
 
-    options, providers = session_config("cpu", ort)  # the process may already use ONNX Runtime's global pools
+    options, providers = session_config("cpu", ort)  # as dmlops configures its own sessions
     sess = ort.InferenceSession(model.SerializeToString(), options, providers=providers)
     y = sess.run(None, {"X": x})[0]
     assert y.shape == (1, 2, 3, 3)
