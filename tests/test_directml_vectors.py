@@ -45,18 +45,14 @@ WITHOUT_VECTORS = {
     "FOLD": "DML_FEATURE_LEVEL_6_4; the vectors' device stops at 6.2 (tests/test_oracle_generators_fold.py: torch's "
             "fold, ONNX Col2Im and the docs' examples)",
     "UNFOLD": "DML_FEATURE_LEVEL_6_4, as FOLD (torch's unfold and the docs' examples)",
-    "MULTIHEAD_ATTENTION": "its one vector is a descriptor DirectML refused (tests/test_oracle_attention.py: ONNX's "
-                           "Attention node cases, torch's scaled_dot_product_attention and nn.MultiheadAttention)",
     "MULTIHEAD_ATTENTION1": "DML_FEATURE_LEVEL_6_3 (tests/test_oracle_attention.py)",
     "MEAN_VARIANCE_NORMALIZATION2": "DML_FEATURE_LEVEL_6_3 (tests/test_oracle_normalization.py)",
     "RESAMPLE3": "DML_FEATURE_LEVEL_6_4 (tests/test_oracle_resample.py)",
     "QUANTIZE": "DML_FEATURE_LEVEL_6_3 (tests/test_oracle_quantize.py)",
     "DEQUANTIZE": "DML_FEATURE_LEVEL_6_3 (tests/test_oracle_quantize.py)",
-    "DYNAMIC_QUANTIZE_LINEAR": "no vector was recorded (tests/test_oracle_quantize.py: ONNX's node cases)",
     "ELEMENT_WISE_QUANTIZED_LINEAR_ADD": "no vector was recorded (tests/test_oracle_quantize.py)",
     "ROI_ALIGN_GRAD": "no vector was recorded (tests/test_oracle_roi.py: torch autograd)",
     "MATRIX_MULTIPLY_INTEGER": "no vector was recorded (tests/test_oracle_integer_linear.py)",
-    "MATRIX_MULTIPLY_INTEGER_TO_FLOAT": "no vector was recorded (tests/test_oracle_integer_linear.py)",
     "QUANTIZED_LINEAR_MATRIX_MULTIPLY": "no vector was recorded (tests/test_oracle_integer_linear.py)",
     "CONVOLUTION_INTEGER": "no vector was recorded (tests/test_oracle_integer_linear.py)",
     "QUANTIZED_LINEAR_CONVOLUTION": "no vector was recorded (tests/test_oracle_integer_linear.py)",
