@@ -3,22 +3,32 @@ installed (the ``samples`` extra)."""
 from __future__ import annotations
 
 import argparse
+import tempfile
+from pathlib import Path
 
 
 def arguments(doc: str, name: str, steps: int, argv=None) -> argparse.Namespace:
     """A sample's command line: ``--steps`` (default ``steps``), ``--backend``, ``--device`` (default: the best
     available, DirectML when present; a named device that is missing is the sample's error, never a fallback) and
-    ``--plot`` (default ``<name>.png``). ``doc`` is the sample's module docstring; its first paragraph is the help."""
+    ``--plot`` (default ``<name>.png`` in ``default_plot_dir()``, never the current folder, which is often a
+    checkout). ``doc`` is the sample's module docstring; its first paragraph is the help."""
     parser = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     parser.add_argument("--steps", type=int, default=steps, help=f"training steps (default {steps})")
     parser.add_argument("--backend", default="onnxruntime", choices=("onnxruntime", "torch", "reference"))
     parser.add_argument("--device", default=None,
                         help="cpu, cuda[:N] or dml[:N] (default: the best available, DirectML when present)")
-    parser.add_argument("--plot", default=f"{name}.png", help=f"PNG of the loss curves (default {name}.png)")
+    default = default_plot_dir() / f"{name}.png"
+    parser.add_argument("--plot", default=str(default), help=f"PNG of the loss curves (default {default})")
     args = parser.parse_args(argv)
     if args.steps < 1:
         parser.error("--steps must be at least 1")
     return args
+
+
+def default_plot_dir() -> Path:
+    """Where the sample apps write their loss curves unless ``--plot`` says otherwise: ``dmlops-samples`` in the
+    system's temporary folder (made when a plot is written)."""
+    return Path(tempfile.gettempdir()) / "dmlops-samples"
 
 
 def plot_losses(path, curves: dict, *, xlabel: str, ylabel: str, title: str, log=print) -> bool:
@@ -39,6 +49,7 @@ def plot_losses(path, curves: dict, *, xlabel: str, ylabel: str, title: str, log
     ax.set(xlabel=xlabel, ylabel=ylabel, yscale="log", title=title)
     ax.legend()
     fig.tight_layout()
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=100)
     plt.close(fig)
     log(f"plot written to {path}")

@@ -141,7 +141,7 @@ def _positive(text: str) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``dmlops`` command."""
-    p = _Parser(prog="dmlops", description="DirectML operator descriptors: list, describe, validate, run (demo).")
+    p = _Parser(prog="dmlops", description="DirectML operator descriptors, validated and run.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
     level_help = 'feature level: "5.1", "DML_FEATURE_LEVEL_5_1" or 0x5100'
 
@@ -179,6 +179,8 @@ def build_parser() -> argparse.ArgumentParser:
     st.add_argument("--op", action="append", metavar="OP", help="only this operator type (repeatable)")
     st.add_argument("--json", metavar="FILE", dest="json_file", help="also write a JSON report for bug reports")
     st.set_defaults(func=cmd_selftest)
+    # The description names the commands that exist, so it cannot promise one that does not (it once said "run").
+    p.description = f"{p.description} Commands: {', '.join(sub.choices)}; 'dmlops COMMAND --help' for each."
     return p
 
 
