@@ -18,7 +18,7 @@ from typing import ClassVar
 
 from . import schema as _schema
 from .errors import DescriptorError
-from .types import DataType, ScaleBias, Size2D, TensorDesc
+from .types import DataType, ScaleBias, Size2D, TensorDesc, integer_digits
 
 _UINT_MAX = 2**32 - 1
 _INT_MIN, _INT_MAX = -(2**31), 2**31 - 1
@@ -173,15 +173,38 @@ def as_float(value, path: str) -> float:
     try:
         return float(value)
     except OverflowError:
-        raise DescriptorError(path, f"an integer of {len(str(abs(int(value))))} digits is too large for a float.") from None
+        raise DescriptorError(path, f"{scalar_text(value)} is too large for a float.") from None
+
+
+def scalar_text(value) -> str:
+    """``repr(value)`` for a scalar, but a huge integer as "an integer of N digits" (10**400 would print 401 digits,
+    and Python refuses to print one of more than 4,300)."""
+    if _is_int(value) and abs(int(value)) >= 10**30:
+        return f"an integer of {integer_digits(int(value))} digits"
+    return repr(value)
+
+
+# The smallest magnitude that rounds to an infinity in each float type (round to nearest even): FLOAT32's largest
+# finite value plus half its last step, 2**128 - 2**103; FLOAT64's, 2**1024 - 2**970. FLOAT16 keeps dmlops' stricter
+# rule: at most the largest finite half itself (65504).
+_FLOAT_LIMIT = {DataType.FLOAT16: (65504, True), DataType.FLOAT32: (2**128 - 2**103, False),
+                DataType.FLOAT64: (2**1024 - 2**970, False)}
 
 
 def scalar_fits(value, data_type: DataType) -> bool:
-    """Whether a DML_SCALAR_UNION value is representable in ``data_type``."""
+    """Whether a DML_SCALAR_UNION value is representable in ``data_type``: an integer type holds the whole numbers of
+    its range; a float type holds NaN, the infinities and every finite value that does not round to an infinity.
+    Never raises, whatever the size of a Python int (10**400 fits no type)."""
     if data_type.is_float:
-        return math.isnan(value) or math.isinf(value) or data_type != DataType.FLOAT16 or abs(value) <= 65504
-    if not float(value).is_integer():
-        return False
+        if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
+            return True
+        limit, inclusive = _FLOAT_LIMIT.get(data_type, _FLOAT_LIMIT[DataType.FLOAT64])
+        magnitude = abs(value)  # compared exactly with the int limit: a huge int never becomes a float
+        return magnitude <= limit if inclusive else magnitude < limit
+    if isinstance(value, float):
+        if not value.is_integer():  # NaN and the infinities included
+            return False
+        value = int(value)
     bits = data_type.size_in_bits
     signed = data_type.name.startswith("INT")
     lo, hi = (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) if signed else (0, 2**bits - 1)

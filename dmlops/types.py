@@ -14,6 +14,14 @@ from dataclasses import dataclass
 from .errors import DescriptorError
 
 
+def integer_digits(value: int) -> int:
+    """The number of decimal digits of ``abs(value)``, without str() (Python refuses to print an int of more than
+    4,300 digits, and printing 10**400 only to count it is waste)."""
+    value = abs(value)
+    digits = max(1, int(value.bit_length() * 0.30102999566398120))  # log10(2): exact or one short
+    return digits + 1 if value >= 10**digits else digits
+
+
 class DmlEnum(enum.IntEnum):
     """An IntEnum mirroring a DirectML enum; members are named without the DML prefix."""
 
@@ -385,7 +393,8 @@ class ScaleBias:
             try:
                 object.__setattr__(self, name, float(value))
             except OverflowError:
-                raise DescriptorError(name.capitalize(), f"an integer of {len(str(abs(int(value))))} digits is too large for a float.") from None
+                raise DescriptorError(name.capitalize(), f"an integer of {integer_digits(int(value))} digits is too large "
+                                                         "for a float.") from None
 
 
 @dataclass(frozen=True)
@@ -402,5 +411,5 @@ class Size2D:
 
 __all__ = [
     "DataType", "FeatureLevel", "TensorFlags", "TensorDesc", "ScaleBias", "Size2D", "DmlEnum", "DmlFlags",
-    "max_dimension_count",
+    "max_dimension_count", "integer_digits",
 ]

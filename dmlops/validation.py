@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 
 from . import schema as _schema
-from .core import OperatorDescCore, scalar_fits
+from .core import OperatorDescCore, scalar_fits, scalar_text
 from .schema import ranks_text
 from .errors import Problem, ValidationError
 from .types import DataType, DmlEnum, FeatureLevel, TensorDesc
@@ -84,7 +84,8 @@ def _problems(desc: OperatorDescCore, level: FeatureLevel, nested: str | None) -
         if f.type == "SCALAR_UNION" and f.data_type_field:
             data_type = getattr(desc, _schema.snake_case(f.data_type_field))
             if data_type != DataType.UNKNOWN and not scalar_fits(value, data_type):
-                add(f.name, "scalar", f"{value!r} is not representable as {f.data_type_field} {data_type.name}.")
+                add(f.name, "scalar", f"{scalar_text(value)} is not representable as {f.data_type_field} "
+                                       f"{data_type.name}.")
 
     for count_field, arrays in counted.items():
         lengths = {n for _, n in arrays}

@@ -166,7 +166,9 @@ class Runner:
                 return value[: td.element_count].reshape(td.sizes)
             return value
         array = tensors.numpy_input(td, value, name)
-        if not (array.flags.writeable and array.flags.c_contiguous):
+        # NumPy calls an array with a negative stride on a size-1 axis C-contiguous, but torch.from_numpy refuses
+        # any negative stride: such an array is copied too.
+        if not (array.flags.writeable and array.flags.c_contiguous) or any(s < 0 for s in array.strides):
             array = np.array(array, order="C")
         return torch.from_numpy(array).to(self.device)
 

@@ -1,0 +1,92 @@
+"""Bad and big input, as a hostile user would try it (issue 20): each gets dmlops' own error, naming the field or the
+JSON path and the rule, never a foreign exception, a traceback from the CLI, or a run that does not end."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+import dmlops
+from dmlops import cli
+from dmlops.types import TensorDesc
+
+T = TensorDesc("FLOAT32", [2])
+T22 = TensorDesc("FLOAT32", [2, 2])
+
+
+# ------------------------------------------------------------------------------ huge DML_SCALAR_UNION values
+def _scalar_union_descs(value):
+    """One descriptor per operator with a DML_SCALAR_UNION field, holding ``value`` there, with its field name."""
+    return [
+        ("FILL_VALUE_CONSTANT.Value", "ValueDataType",
+         dmlops.FillValueConstant(output_tensor=T, value_data_type="FLOAT32", value=value)),
+        ("FILL_VALUE_SEQUENCE.ValueStart", "ValueDataType",
+         dmlops.FillValueSequence(output_tensor=T, value_data_type="FLOAT32", value_start=value, value_delta=1)),
+        ("FILL_VALUE_SEQUENCE.ValueDelta", "ValueDataType",
+         dmlops.FillValueSequence(output_tensor=T, value_data_type="FLOAT32", value_start=0, value_delta=value)),
+        ("ELEMENT_WISE_CLIP1.Min", "MinMaxDataType",
+         dmlops.ElementWiseClip1(input_tensor=T, output_tensor=T, min_max_data_type="FLOAT32", min=value, max=1)),
+        ("ELEMENT_WISE_CLIP1.Max", "MinMaxDataType",
+         dmlops.ElementWiseClip1(input_tensor=T, output_tensor=T, min_max_data_type="FLOAT32", min=0, max=value)),
+        ("ELEMENT_WISE_CLIP_GRAD1.Min", "MinMaxDataType",
+         dmlops.ElementWiseClipGrad1(input_tensor=T, input_gradient_tensor=T, output_gradient_tensor=T,
+                                     min_max_data_type="FLOAT32", min=value, max=1)),
+        ("DIAGONAL_MATRIX1.Value", "ValueDataType",
+         dmlops.DiagonalMatrix1(output_tensor=T22, value_data_type="FLOAT32", value=value, diagonal_fill_begin=0,
+                                diagonal_fill_end=1)),
+        ("PADDING1.PaddingValue", "PaddingValueDataType",
+         dmlops.Padding1(input_tensor=T, output_tensor=TensorDesc("FLOAT32", [4]), padding_mode="CONSTANT",
+                         padding_value_data_type="FLOAT32", padding_value=value, start_padding=[1], end_padding=[1])),
+    ]
+
+
+@pytest.mark.parametrize("value,text", [(10**400, "an integer of 401 digits"), (-(10**400), "an integer of 401 digits"),
+                                        (10**5000, "an integer of 5001 digits")],
+                         ids=["10**400", "-10**400", "10**5000"])
+def test_a_huge_integer_in_a_scalar_union_is_a_validation_problem_naming_the_field(value, text):
+    """10**400 raised OverflowError from core.scalar_fits (and 10**5000 would have raised ValueError printing it)."""
+    for field, type_field, desc in _scalar_union_descs(value):
+        assert [str(p) for p in dmlops.problems(desc, "6.4")] == [
+            f"{field}: {text} is not representable as {type_field} FLOAT32."]
+        with pytest.raises(dmlops.ValidationError, match=rf"{field.replace('.', '[.]')}: {text} is not representable"):
+            dmlops.compile(desc, "reference")
+
+
+@pytest.mark.parametrize("data_type", ["FLOAT16", "FLOAT64", "INT8", "UINT32", "INT64", "UINT64"])
+def test_a_huge_integer_fits_no_data_type(data_type):
+    t = TensorDesc(data_type, [2])
+    desc = dmlops.FillValueConstant(output_tensor=t, value_data_type=data_type, value=10**400)
+    assert [str(p) for p in dmlops.problems(desc, "6.4")] == [
+        f"FILL_VALUE_CONSTANT.Value: an integer of 401 digits is not representable as ValueDataType {data_type}."]
+
+
+def test_float32_holds_what_rounds_to_a_finite_float32_and_nothing_beyond():
+    """3.4028235e38 (how NumPy prints float32's largest value) rounds to it and fits; 1e39 and 2**128 would be
+    infinities and do not; NaN and the infinities themselves fit."""
+    def problems(value):
+        desc = dmlops.FillValueConstant(output_tensor=T, value_data_type="FLOAT32", value=value)
+        return [str(p) for p in dmlops.problems(desc, "6.4")]
+
+    for fits in (3.4028235e38, -3.4028235e38, 2**128 - 2**103 - 1, float("inf"), float("-inf"), float("nan")):
+        assert problems(fits) == [], fits
+    assert problems(1e39) == ["FILL_VALUE_CONSTANT.Value: 1e+39 is not representable as ValueDataType FLOAT32."]
+    assert problems(2**128 - 2**103) == ["FILL_VALUE_CONSTANT.Value: an integer of 39 digits is not representable as "
+                                         "ValueDataType FLOAT32."]
+
+
+def test_a_huge_scalar_in_a_json_file_is_listed_by_validate_with_exit_1(tmp_path):
+    path = tmp_path / "fill.json"
+    path.write_text('{"type": "DML_OPERATOR_FILL_VALUE_CONSTANT", "desc": {"OutputTensor": {"DataType": "FLOAT32", '
+                    '"Sizes": [2]}, "ValueDataType": "FLOAT32", "Value": 1' + "0" * 400 + "}}")
+    r = subprocess.run([sys.executable, "-m", "dmlops", "validate", str(path)], capture_output=True, text=True)
+    assert "Traceback" not in r.stderr and r.returncode == 1, r.stderr
+    assert ("FILL_VALUE_CONSTANT.Value: an integer of 401 digits is not representable as ValueDataType FLOAT32."
+            in r.stdout)
+
+
+def test_a_huge_integer_for_a_float_field_names_its_digits_without_printing_it():
+    with pytest.raises(dmlops.DescriptorError, match=r"^ELEMENT_WISE_CLIP\.Min: an integer of 5001 digits is too "
+                                                     r"large for a float\.$"):
+        dmlops.ElementWiseClip(input_tensor=T, output_tensor=T, min=10**5000, max=1.0)
