@@ -90,3 +90,69 @@ def test_a_huge_integer_for_a_float_field_names_its_digits_without_printing_it()
     with pytest.raises(dmlops.DescriptorError, match=r"^ELEMENT_WISE_CLIP\.Min: an integer of 5001 digits is too "
                                                      r"large for a float\.$"):
         dmlops.ElementWiseClip(input_tensor=T, output_tensor=T, min=10**5000, max=1.0)
+
+
+# ------------------------------------------------------------------------------ big valid descriptors on onnxruntime
+def _initializer_bytes(model) -> list[int]:
+    from onnx import numpy_helper
+
+    return [numpy_helper.to_array(init).nbytes for init in model.graph.initializer]
+
+
+@pytest.mark.parametrize("data_type", ["FLOAT32", "INT64", "UINT8"])
+def test_fill_value_sequence_is_generated_in_the_model_not_stored_in_it(data_type):
+    """FILL_VALUE_SEQUENCE was a constant folded on the host: [2**20] FLOAT32 made a 4 MiB model, [2**29] took 29 s
+    and 6.2 GiB before protobuf's EncodeError. Now its model holds scalars whatever the size."""
+    desc = dmlops.FillValueSequence(output_tensor=TensorDesc(data_type, [2**20]), value_data_type=data_type,
+                                    value_start=3, value_delta=2)
+    op = dmlops.compile(desc, "onnxruntime")
+    assert max(_initializer_bytes(op.model)) <= 8
+    out = op()["OutputTensor"]
+    assert out[:3].tolist() == [3, 5, 7] and out[-1] == dmlops.run(desc, backend="reference")["OutputTensor"][-1]
+
+
+def test_a_2_gib_fill_value_sequence_compiles_into_a_small_model():
+    """The issue's case, compiled (not run: running it is 2 GiB of output): a model of a few hundred bytes."""
+    desc = dmlops.FillValueSequence(output_tensor=TensorDesc("FLOAT32", [2**29]), value_data_type="FLOAT32",
+                                    value_start=0, value_delta=1)
+    assert dmlops.problems(desc, "6.4") == []
+    assert dmlops.compile(desc, "onnxruntime").model.ByteSize() < 4096
+
+
+def test_a_model_needing_gigabytes_of_constants_is_refused_before_they_are_allocated():
+    """An INT8 [32768, 32768] input read through Strides [1, 32769] (1 GiB, valid) is no transpose: its read is a
+    Gather whose int64 index table would be 8 GiB. The backend refuses it, giving the sizes, without allocating it."""
+    import tracemalloc
+
+    desc = dmlops.ElementWiseIdentity(input_tensor=TensorDesc("INT8", [2**15, 2**15], [1, 2**15 + 1]),
+                                      output_tensor=TensorDesc("INT8", [2**15, 2**15]))
+    assert dmlops.problems(desc, "6.4") == []
+    tracemalloc.start()
+    try:
+        with pytest.raises(dmlops.DmlOpsError, match=(
+                r"^ELEMENT_WISE_IDENTITY: onnxruntime: its ONNX model would hold 8589934592 bytes \(8\.0 GiB\) of "
+                r"constants \(the int64 gather indices of a strided read of Sizes \[32768, 32768\]: 8589934592 bytes "
+                r"\(8\.0 GiB\)\); the onnxruntime backend builds models with at most 1073741824 bytes \(1\.0 GiB\) of "
+                r"constants \(protobuf cannot write a model of 2 GiB\)\.$")):
+            dmlops.compile(desc, "onnxruntime")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 64 << 20  # nothing near the 8 GiB table (or the 1 GiB tensor) was allocated
+
+
+def test_every_constant_counts_toward_the_bound(monkeypatch):
+    """An operator's own constant (DIAGONAL_MATRIX1 without InputTensor is one constant of the output's size) is
+    refused once the model's constants would pass the bound, naming the operator, the constant and the sizes."""
+    from dmlops.backends import onnx_graph
+
+    monkeypatch.setattr(onnx_graph, "MAX_CONSTANT_BYTES", 1024)
+    desc = dmlops.DiagonalMatrix1(output_tensor=TensorDesc("FLOAT32", [32, 32]), value_data_type="FLOAT32", value=1.0,
+                                  diagonal_fill_begin=0, diagonal_fill_end=1)
+    with pytest.raises(dmlops.DmlOpsError, match=r"^DIAGONAL_MATRIX1: onnxruntime: its ONNX model would hold 4096 "
+                                                 r"bytes \(4\.0 KiB\) of constants \(a float32 constant of shape "
+                                                 r"\[32, 32\]: 4096 bytes \(4\.0 KiB\)\); the onnxruntime backend "
+                                                 r"builds models with at most 1024 bytes \(1\.0 KiB\) of constants"):
+        dmlops.compile(desc, "onnxruntime")
+    small = desc.replace(output_tensor=TensorDesc("FLOAT32", [8, 8]))
+    assert dmlops.run(small, backend="onnxruntime")["OutputTensor"].trace() == 8

@@ -8,10 +8,29 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import DmlOpsError
 from ..types import DataType
 
 OPSET = 18
 IR_VERSION = 8  # ONNX 1.13, the IR that goes with opset 18
+
+# The most bytes of constants (initializers) one model may hold. Protobuf cannot write a message of 2 GiB or more,
+# and each constant byte is held three or four times while a session is made (the NumPy array, the TensorProto, the
+# serialized model, ONNX Runtime's copy), so half that limit: a model over it is refused before the constant is
+# copied into it, with the sizes; work that big is generated in the graph (FILL_VALUE_SEQUENCE) or read from inputs.
+MAX_CONSTANT_BYTES = 1 << 30
+
+
+def size_text(nbytes: int) -> str:
+    """``nbytes`` with its binary unit: "2147483648 bytes (2.0 GiB)"."""
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if nbytes >= scale:
+            return f"{nbytes} bytes ({nbytes / scale:.1f} {unit})"
+    return f"{nbytes} bytes"
+
+
+class ConstantsTooLarge(DmlOpsError):
+    """A model would hold more than MAX_CONSTANT_BYTES of constants; the backend adds the operator's name."""
 
 
 class OnnxGraph:
@@ -32,6 +51,17 @@ class OnnxGraph:
         self.outputs: list = []
         self._dtypes: dict[str, np.dtype] = {}
         self._count = 0
+        self.constant_bytes = 0  # what the initializers hold so far
+
+    def check_constant(self, nbytes: int, what: str = "a constant") -> None:
+        """Raise ConstantsTooLarge if ``nbytes`` more of constants would put the model over MAX_CONSTANT_BYTES; call
+        it before computing a large constant, so that it is never allocated."""
+        total = self.constant_bytes + int(nbytes)
+        if total > MAX_CONSTANT_BYTES:
+            raise ConstantsTooLarge(
+                f"its ONNX model would hold {size_text(total)} of constants ({what}: {size_text(int(nbytes))}); the "
+                f"onnxruntime backend builds models with at most {size_text(MAX_CONSTANT_BYTES)} of constants "
+                "(protobuf cannot write a model of 2 GiB).")
 
     # values -----------------------------------------------------------------------------------
     def fresh(self, hint: str = "v") -> str:
@@ -71,6 +101,8 @@ class OnnxGraph:
     def const(self, value, dtype=None) -> str:
         """An initializer holding ``value`` (array or scalar) as ``dtype`` (default: the value's own)."""
         array = np.asarray(value, dtype=dtype)
+        self.check_constant(array.nbytes, f"a {array.dtype} constant of shape {list(array.shape)}")
+        self.constant_bytes += array.nbytes
         name = self.fresh("c")
         self.initializers.append(self._onnx.numpy_helper.from_array(array, name))
         self._dtypes[name] = array.dtype

@@ -19,7 +19,7 @@ from ..errors import DmlOpsError
 from ..lower import lower_onnx
 from ..types import TensorDesc
 from . import evaluate, parse_device
-from .onnx_graph import OnnxGraph
+from .onnx_graph import ConstantsTooLarge, OnnxGraph, size_text
 
 PROVIDERS = {"dml": "DmlExecutionProvider", "cuda": "CUDAExecutionProvider", "cpu": "CPUExecutionProvider"}
 
@@ -88,6 +88,7 @@ def strided_read(g: OnnxGraph, td, buffer: str) -> str:
     """The logical value of a strided tensor from its 1-D buffer value."""
     plan = tensors.permuted_layout(td)
     if plan is None:
+        g.check_constant(td.element_count * 8, f"the int64 gather indices of a strided read of Sizes {list(td.sizes)}")
         return g.node("Gather", [buffer, g.const(tensors.gather_indices(td))], axis=0)
     span, packed, perm, kept = plan
     v = g.node("Reshape", [g.node("Slice", [buffer, g.ints([0]), g.ints([span])]), g.ints(packed)])
@@ -107,6 +108,7 @@ def strided_write(g: OnnxGraph, td, value: str) -> str:
         # A gather from the values plus one zero: buffer element j takes the logical element written there (the
         # last one, where Strides overlap, as a sequential write would), or the zero. ScatterND would say it more
         # directly, but ONNX Runtime's DirectML provider has no ScatterND-18 kernel.
+        g.check_constant(total * 8, f"the int64 gather indices of a strided write of {total} elements")
         source = np.full(total, td.element_count, dtype=np.int64)
         source[tensors.gather_indices(td).reshape(-1)] = np.arange(td.element_count)
         flat = g.node("Reshape", [value, g.ints([-1])])
@@ -146,8 +148,31 @@ def onnx_output_names(graph) -> list[str]:
     return [f"{n}:out" if n in graph.input_names else n for n in graph.output_names]
 
 
+def _label(graph) -> str:
+    return graph.nodes[0].OPERATOR_TYPE if len(graph.nodes) == 1 else f"GRAPH ({len(graph.nodes)} nodes)"
+
+
+# Protobuf refuses to serialize a message of 2 GiB or more (EncodeError); a model is checked against this first.
+MAX_MODEL_BYTES = (1 << 31) - 1
+
+
 def build_model(graph, upcast_float16: bool):
-    """The ONNX model of ``graph``: inputs and outputs by graph name, strided ones as 1-D buffers."""
+    """The ONNX model of ``graph``: inputs and outputs by graph name, strided ones as 1-D buffers. A DmlOpsError
+    naming the operator and the sizes refuses a model that would hold more than onnx_graph.MAX_CONSTANT_BYTES of
+    constants (raised before the constant that crosses the bound is copied into the model, or, for the index tables
+    of strided reads and writes, computed) or that serializes to 2 GiB or more."""
+    try:
+        model = _build_model(graph, upcast_float16)
+    except ConstantsTooLarge as e:
+        raise DmlOpsError(f"{_label(graph)}: onnxruntime: {e}") from None
+    size = model.ByteSize()
+    if size > MAX_MODEL_BYTES:
+        raise DmlOpsError(f"{_label(graph)}: onnxruntime: its ONNX model is {size_text(size)}; protobuf cannot write a "
+                          f"model of 2 GiB or more.")
+    return model
+
+
+def _build_model(graph, upcast_float16: bool):
     g = OnnxGraph(upcast_float16)
     values = []
     for name, td in zip(graph.input_names, graph.input_descs()):
@@ -189,8 +214,7 @@ def refuse_unsupported_nodes(graph, model) -> None:
     creation would fail with ORT's own, less specific error)."""
     found = dml_node_problems(graph, model)
     if found:
-        label = graph.nodes[0].OPERATOR_TYPE if len(graph.nodes) == 1 else f"GRAPH ({len(graph.nodes)} nodes)"
-        raise DmlOpsError(f"{label}: its ONNX model has {len(found)} node(s) that ONNX Runtime's DirectML provider "
+        raise DmlOpsError(f"{_label(graph)}: its ONNX model has {len(found)} node(s) that ONNX Runtime's DirectML provider "
                           f"cannot run (CPU fallback is off): " + " ".join(found[:5])
                           + (f" ... and {len(found) - 5} more." if len(found) > 5 else ""))
 
