@@ -38,13 +38,17 @@ class OnnxGraph:
 
     ``upcast_float16``: FLOAT16 tensors are computed in float32 (ONNX Runtime's CPU provider has no
     float16 kernels for most operators); the compiled operator reports it.
+    ``provider``: the ONNX Runtime device kind the model is built for ("cpu", "cuda" or "dml"), for the few
+    lowerings whose exact form differs by provider (dmlops/ops/_integer_linear.py: DirectML's own integer
+    kernels on "dml", float64 products elsewhere).
     """
 
-    def __init__(self, upcast_float16: bool = False):
+    def __init__(self, upcast_float16: bool = False, provider: str = "cpu"):
         import onnx
 
         self._onnx = onnx
         self.upcast_float16 = upcast_float16
+        self.provider = provider
         self.nodes: list = []
         self.initializers: list = []
         self.inputs: list = []

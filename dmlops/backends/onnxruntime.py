@@ -156,13 +156,14 @@ def _label(graph) -> str:
 MAX_MODEL_BYTES = (1 << 31) - 1
 
 
-def build_model(graph, upcast_float16: bool):
-    """The ONNX model of ``graph``: inputs and outputs by graph name, strided ones as 1-D buffers. A DmlOpsError
+def build_model(graph, upcast_float16: bool, provider: str | None = None):
+    """The ONNX model of ``graph``: inputs and outputs by graph name, strided ones as 1-D buffers (``provider``:
+    OnnxGraph.provider; by default "cpu" when upcasting FLOAT16, else "dml"). A DmlOpsError
     naming the operator and the sizes refuses a model that would hold more than onnx_graph.MAX_CONSTANT_BYTES of
     constants (raised before the constant that crosses the bound is copied into the model, or, for the index tables
     of strided reads and writes, computed) or that serializes to 2 GiB or more."""
     try:
-        model = _build_model(graph, upcast_float16)
+        model = _build_model(graph, upcast_float16, provider or ("cpu" if upcast_float16 else "dml"))
     except ConstantsTooLarge as e:
         raise DmlOpsError(f"{_label(graph)}: onnxruntime: {e}") from None
     size = model.ByteSize()
@@ -172,8 +173,8 @@ def build_model(graph, upcast_float16: bool):
     return model
 
 
-def _build_model(graph, upcast_float16: bool):
-    g = OnnxGraph(upcast_float16)
+def _build_model(graph, upcast_float16: bool, provider: str):
+    g = OnnxGraph(upcast_float16, provider)
     values = []
     for name, td in zip(graph.input_names, graph.input_descs()):
         dtype = td.data_type.numpy_dtype
@@ -231,7 +232,7 @@ class Runner:
         self.device = device
         self.kind, self.device_id = parse_device(device, "onnxruntime")
         self.upcast_float16 = self.kind == "cpu"
-        self.model = build_model(graph, self.upcast_float16)
+        self.model = build_model(graph, self.upcast_float16, self.kind)
         if self.kind == "dml":
             refuse_unsupported_nodes(graph, self.model)
         options, providers = session_config(device, ort, largest_tensor(graph))
