@@ -1,21 +1,28 @@
-"""Selection shared by ARGMIN / ARGMAX (index of the extreme over several axes) and TOP_K / TOP_K1 (the K best
-values and their indices along one axis), in NumPy, ONNX and torch.
+"""Selection shared by ARGMIN / ARGMAX / REDUCE's ARGMIN and ARGMAX / ACTIVATION_HARDMAX(1) (the index of the
+extreme over several axes) and TOP_K / TOP_K1 (the K best values and their indices along one axis), in NumPy, ONNX
+and torch.
 
-Orders, from DirectML's vectors and docs (the op modules cite the cases):
+DirectML's rules, from its vectors (the op modules cite the cases); the docs say nothing about NaN:
 
-* ARGMIN / ARGMAX: the index counts row-major over the reduced Axes in dimension order (a repeated axis counts
-  once); INCREASING keeps the first extreme, DECREASING the last; -0 and +0 are equal; NaN is the extreme (the first
-  NaN, or the last with DECREASING), as REDUCE's ARGMAX/ARGMIN and NumPy/torch treat it. The vectors put NaN only at
-  index 0, where it wins both ARGMAX and ARGMIN, which a scan that starts from element 0 and never replaces a NaN
-  would also give: NaN elsewhere is dmlops's choice (consistent with dmlops.ops.reduce), not a measured answer.
-* TOP_K / TOP_K1: sorted best first (largest first, or smallest first for TOP_K1 INCREASING), ties by ascending
-  index whatever the direction (docs, and the vectors' rows of four equal values); NaN never beats a number: the
-  vectors' rows {NaN, inf, -inf, a, b} with K = 3 leave NaN out in both directions. dmlops sorts NaN after every
-  number, infinities included (NaN vs the opposite infinity is not measured), ties among NaNs by index.
+* The extreme (ARGMAX, ARGMIN, HARDMAX): a scan of the reduced elements (row-major over the reduced axes in
+  dimension order, a repeated axis counted once) that starts from element 0 and replaces its pick by a later element
+  that is strictly better (INCREASING: the first extreme wins ties) or at least as good (DECREASING: the last one
+  wins). A comparison with NaN is false, so a NaN at element 0 is never replaced (the rows {NaN, inf, -inf, a, b}
+  give 0 for ARGMAX and ARGMIN) and a NaN anywhere else is never picked ([5, NaN, 7, NaN] gives 2 in both
+  directions; [1, NaN, 3, 2] gives ARGMAX 2 and ARGMIN 0; HARDMAX [0, NaN, 5] puts its 1 on the 5). In closed form:
+  element 0 when it is NaN, else the first (last) best of the non-NaN elements. -0 and +0 are equal.
+* TOP_K / TOP_K1: K rounds of a scan over the elements not yet taken (in index order) that replaces its pick by an
+  element x when !(x <= pick) (largest first; !(x >= pick) for smallest first): a strictly better element, or any
+  element when the pick or x is NaN. DirectML's answers for [NaN, inf, -inf, 1, NaN] with K = 5 are indices
+  [4, 1, 3, 2, 0] (largest first) and [4, 2, 3, 1, 0] (smallest first), and for {NaN, inf, -inf, a, b} with K = 3
+  the three best numbers. In closed form: the NaNs cut the sequence into runs; the order is the last run sorted
+  (best first, ties by index), the NaN before it, the run before that sorted, its NaN, ..., the first run sorted.
+  That is a stable sort by (the count of NaNs up to and including the element, descending; numbers before the NaN
+  of their run; value, best first; index). Without NaN: best first, ties by ascending index, -0 and +0 tie.
 
-ONNX Runtime's CPU kernels disagree on NaN (ArgMax ignores a NaN after the first element, TopK sorts NaN as the
-largest) and lack uint16/uint32/uint64 ArgMax/TopK, so the ONNX lowerings take NaN out explicitly and compare
-integers in a wider (or, for UINT64, sign-flipped int64) type. torch.sort's NaN placement is not relied on either.
+ONNX Runtime's CPU kernels disagree on NaN (ArgMax skips a later NaN, TopK sorts NaN as the largest) and lack
+uint16/uint32/uint64 ArgMax/TopK, so the ONNX lowerings never hand them a NaN and compare integers in a wider (or,
+for UINT64, sign-flipped int64) type. torch.sort's and torch.argmax's NaN placement is not relied on either.
 """
 from __future__ import annotations
 
@@ -43,72 +50,103 @@ def _flatten(v, axes, sizes, moveaxis, reshape):
     return reshape(v, [sizes[d] for d in keep] + [-1])
 
 
+# ------------------------------------------------------------------------------------------ the extreme
+def extreme_index(flat: np.ndarray, is_max: bool, last: bool) -> np.ndarray:
+    """DirectML's index of the extreme along the last axis (module docstring): element 0 if it is NaN, else the
+    first (``last``: the last) best non-NaN element."""
+    pick = np.argmax if is_max else np.argmin
+    n = flat.shape[-1]
+    if flat.dtype.kind == "f":
+        nan = np.isnan(flat)
+        filled = np.where(nan, -np.inf if is_max else np.inf, flat)
+        best = (np.max if is_max else np.min)(filled, axis=-1, keepdims=True)
+        hit = (flat == best).astype(np.int8)  # NaN is never a hit
+        index = n - 1 - np.argmax(hit[..., ::-1], axis=-1) if last else np.argmax(hit, axis=-1)
+        return np.where(nan[..., 0], 0, index)
+    if last:
+        return n - 1 - pick(flat[..., ::-1], axis=-1)
+    return pick(flat, axis=-1)
+
+
+def onnx_extreme_index(g, flat: str, is_max: bool, last: bool) -> str:
+    """:func:`extreme_index` of a rank-2 or higher ONNX value along its last axis, as int64 (keepdims=0). Floats:
+    the best of the non-NaN elements (ReduceMax/Min with NaN as the worst infinity), the first (last) element equal
+    to it (an ArgMax of the hits), element 0 where that is NaN; integers: ArgMax/ArgMin in int64."""
+    dtype = g.dtype(flat)
+    if dtype.kind != "f":
+        if dtype == np.uint64:
+            flat = g.node("BitwiseXor", [flat, g.const(SIGN)])
+        flat = g.cast(flat, np.int64)  # ORT's CPU ArgMax/ArgMin lack int16/uint16/uint32/uint64
+        return g.node("ArgMax" if is_max else "ArgMin", [flat], dtype=np.int64, axis=-1, keepdims=0,
+                      select_last_index=int(last))
+    flat = g.cast(flat, np.float32)  # float16 is exact in float32; ORT's CPU reductions all take float32
+    nan = g.node("IsNaN", [flat], dtype=np.bool_)
+    worst = ew.onnx_const(g, -np.inf if is_max else np.inf, np.float32)
+    filled = g.node("Where", [nan, worst, flat], dtype=np.float32)
+    best = g.node("ReduceMax" if is_max else "ReduceMin", [filled, g.ints([-1])], keepdims=1)
+    hit = g.cast(g.node("Equal", [flat, best], dtype=np.bool_), np.int32)
+    index = g.node("ArgMax", [hit], dtype=np.int64, axis=-1, keepdims=0, select_last_index=int(last))
+    first = g.node("Gather", [nan, g.const(np.asarray(0, np.int64))], dtype=np.bool_, axis=-1)
+    return g.node("Where", [first, g.const(np.asarray(0, np.int64)), index], dtype=np.int64)
+
+
+def torch_extreme_index(torch, flat, is_max: bool, last: bool):
+    """:func:`extreme_index` in torch (an int64 tensor without the last axis)."""
+    n = flat.shape[-1]
+    if flat.is_floating_point():
+        nan = torch.isnan(flat)
+        filled = torch.where(nan, torch.full_like(flat, -np.inf if is_max else np.inf), flat)
+        best = torch.amax(filled, dim=-1, keepdim=True) if is_max else torch.amin(filled, dim=-1, keepdim=True)
+        hit = (flat == best).to(flat.dtype)  # 0/1; argmax of a float tensor returns the first maximum
+        index = (n - 1) - torch.argmax(torch.flip(hit, [-1]), dim=-1) if last else torch.argmax(hit, dim=-1)
+        return torch.where(nan[..., 0], torch.zeros_like(index), index)
+    v, _ = ew.torch_ordered(torch, flat)  # uint16/uint32 widen, uint64 flips its sign bit
+    pick = torch.argmax if is_max else torch.argmin
+    if last:
+        return (n - 1) - pick(torch.flip(v, [-1]), dim=-1)
+    return pick(v, dim=-1)
+
+
 # ------------------------------------------------------------------------------------------ ARGMIN / ARGMAX
 def arg_reference(desc, x, is_max: bool) -> dict:
-    """The flat index of the extreme over Axes (NumPy's argmax/argmin: the first NaN, or the first extreme)."""
+    """:func:`extreme_index` over the flattened Axes."""
     v = x["InputTensor"]
     flat = _flatten(v, _axes(desc), desc.input_tensor.sizes, np.moveaxis, np.reshape)
-    pick = np.argmax if is_max else np.argmin
-    if decreasing(desc):
-        index = flat.shape[-1] - 1 - pick(flat[..., ::-1], axis=-1)
-    else:
-        index = pick(flat, axis=-1)
+    index = extreme_index(flat, is_max, decreasing(desc))
     return {"OutputTensor": index.astype(np.int64).reshape(desc.output_tensor.sizes)}
 
 
-def _onnx_int64_ordered(g, v: str) -> str:
-    """An integer value as int64 with the same order (UINT64: the sign bit flipped, then reinterpreted)."""
-    if g.dtype(v) == np.uint64:
-        v = g.node("BitwiseXor", [v, g.const(SIGN)])
-    return g.cast(v, np.int64)
-
-
 def arg_onnx(desc, g, x, is_max: bool) -> dict:
-    """Transpose the Axes last, Reshape them into one, ArgMax/ArgMin (select_last_index for DECREASING), with NaN
-    picked first explicitly (ONNX Runtime's CPU ArgMax skips a NaN that is not the first element)."""
+    """Transpose the Axes last, Reshape them into one, then :func:`onnx_extreme_index`."""
     v = x["InputTensor"]
     sizes, axes = list(desc.input_tensor.sizes), _axes(desc)
     rank = len(sizes)
     keep = [d for d in range(rank) if d not in axes]
-    if g.dtype(v).kind in "iu":  # ORT's CPU ArgMax/ArgMin lack int16/uint16/uint32/uint64
-        v = _onnx_int64_ordered(g, v)
     if axes != list(range(len(keep), rank)):
         v = g.node("Transpose", [v], perm=keep + axes)
     v = g.node("Reshape", [v, g.ints([sizes[d] for d in keep] + [-1])])
-    last = int(decreasing(desc))
-    index = g.node("ArgMax" if is_max else "ArgMin", [v], dtype=np.int64, axis=-1, keepdims=0,
-                   select_last_index=last)
-    if g.dtype(v).kind == "f":
-        nan = g.cast(g.node("IsNaN", [v], dtype=np.bool_), np.int32)
-        nan_index = g.node("ArgMax", [nan], dtype=np.int64, axis=-1, keepdims=0, select_last_index=last)
-        some = g.node("ReduceMax", [nan, g.ints([-1])], keepdims=0)
-        some = g.node("Greater", [some, g.const(np.asarray(0, np.int32))], dtype=np.bool_)
-        index = g.node("Where", [some, nan_index, index], dtype=np.int64)
+    index = onnx_extreme_index(g, v, is_max, decreasing(desc))
     return {"OutputTensor": g.node("Reshape", [index, g.ints(desc.output_tensor.sizes)])}
 
 
 def arg_torch(desc, torch, x, is_max: bool) -> dict:
-    """torch.argmax/argmin over the flattened Axes (the first NaN, or the first extreme); DECREASING flips the axis
-    and counts back."""
-    v, _ = ew.torch_ordered(torch, x["InputTensor"])  # uint16/uint32 widen, uint64 flips its sign bit
-    flat = _flatten(v, _axes(desc), desc.input_tensor.sizes, torch.movedim, torch.reshape)
-    pick = torch.argmax if is_max else torch.argmin
-    if decreasing(desc):
-        index = (flat.shape[-1] - 1) - pick(torch.flip(flat, [-1]), dim=-1)
-    else:
-        index = pick(flat, dim=-1)
+    """movedim + reshape the Axes into one, then :func:`torch_extreme_index`."""
+    flat = _flatten(x["InputTensor"], _axes(desc), desc.input_tensor.sizes, torch.movedim, torch.reshape)
+    index = torch_extreme_index(torch, flat, is_max, decreasing(desc))
     return {"OutputTensor": index.reshape(desc.output_tensor.sizes)}
 
 
 # ------------------------------------------------------------------------------------------ TOP_K / TOP_K1
 def top_k_reference(desc, x, largest: bool) -> dict:
-    """A stable sort along Axis by (NaN last, value best first, index), the first K."""
+    """A stable sort along Axis by (NaNs so far descending, NaN after its run's numbers, value best first, index),
+    the first K (module docstring)."""
     v = np.moveaxis(x["InputTensor"], desc.axis, -1)
     if v.dtype.kind == "f":
         nan = np.isnan(v)
+        run = np.cumsum(nan, axis=-1)
         filled = np.where(nan, 0, v)
         key = -filled if largest else filled
-        order = np.lexsort((key, nan), axis=-1)  # the last key is the primary one; lexsort is stable
+        order = np.lexsort((key, nan, -run), axis=-1)  # the last key is the primary one; lexsort is stable
     else:
         order = np.argsort(~v if largest else v, axis=-1, kind="stable")  # ~ reverses integer order, no overflow
     index = order[..., : desc.k]
@@ -124,26 +162,33 @@ def _onnx_top_k(g, v: str, k: int, axis: int, largest: bool) -> str:
 
 
 def top_k_onnx(desc, g, x, largest: bool) -> dict:
-    """ONNX TopK (ties by lower index, as DirectML). Floats: a first TopK of the NaN flags (K = the axis size, a stable
-    partition) moves NaN last, NaN then reads as the worst infinity for the second TopK, and the indices map back
-    through the partition. Integers: TopK in a type ONNX Runtime's CPU provider sorts (uint16 -> int32, uint32 ->
-    int64, uint64 -> sign-flipped int64). Values are gathered from the input by the indices (exact)."""
+    """ONNX TopK (ties by lower index, as DirectML). Floats, two passes (a radix sort on two keys): a first TopK of
+    the values (NaN read as 0, K = the axis size) orders every run best first, then a second TopK, smallest first, of
+    the run key NaN - 2 * CumSum(NaN) read through that order puts the runs last to first, each NaN after its run;
+    the indices map back through the first order. Integers: TopK in a type ONNX Runtime's CPU provider sorts
+    (uint16 -> int32, uint32 -> int64, uint64 -> sign-flipped int64). Values are gathered from the input by the
+    indices (exact)."""
     v = x["InputTensor"]
     axis, k = desc.axis, desc.k
     n = desc.input_tensor.sizes[axis]
     dtype = g.dtype(v)
     if dtype.kind == "f":
         nan = g.node("IsNaN", [v], dtype=np.bool_)
-        perm = _onnx_top_k(g, g.cast(nan, dtype), n, axis, largest=False)
-        moved = g.node("GatherElements", [v, perm], axis=axis)
-        worst = g.const(np.asarray(-np.inf if largest else np.inf, dtype))
-        moved = g.node("Where", [g.node("IsNaN", [moved], dtype=np.bool_), worst, moved], dtype=dtype)
-        index = g.node("GatherElements", [perm, _onnx_top_k(g, moved, k, axis, largest)], axis=axis)
+        filled = g.node("Where", [nan, ew.onnx_const(g, 0, dtype), v], dtype=dtype)
+        perm = _onnx_top_k(g, filled, n, axis, largest)
+        flags = g.cast(nan, np.int64)
+        runs = g.node("CumSum", [flags, g.const(np.asarray(axis, np.int64))])
+        key = g.node("Sub", [flags, g.node("Add", [runs, runs])])
+        moved = g.node("GatherElements", [key, perm], axis=axis)
+        index = g.node("GatherElements", [perm, _onnx_top_k(g, moved, k, axis, largest=False)], axis=axis)
     else:
         if dtype in (np.dtype(np.uint16), np.dtype(np.int16)):
             key = g.cast(v, np.int32)
         elif dtype in (np.dtype(np.uint32), np.dtype(np.uint64)):
-            key = _onnx_int64_ordered(g, v)
+            key = v
+            if dtype == np.uint64:
+                key = g.node("BitwiseXor", [key, g.const(SIGN)])
+            key = g.cast(key, np.int64)
         else:
             key = v
         index = _onnx_top_k(g, key, k, axis, largest)
@@ -152,16 +197,16 @@ def top_k_onnx(desc, g, x, largest: bool) -> dict:
 
 
 def top_k_torch(desc, torch, x, largest: bool) -> dict:
-    """torch.sort(stable=True) along Axis, the first K (torch.topk leaves the order of ties unspecified). Floats: a
-    first stable sort of the NaN flags moves NaN last; NaN then reads as the worst infinity."""
+    """torch.sort(stable=True) along Axis, the first K (torch.topk leaves the order of ties unspecified). Floats: the
+    two stable sorts of :func:`top_k_onnx` (values with NaN read as 0, then the run key)."""
     v = x["InputTensor"]
     axis, k = desc.axis, desc.k
     if v.is_floating_point():
-        _, perm = torch.sort(torch.isnan(v).to(v.dtype), dim=axis, stable=True)
-        moved = torch.gather(v, axis, perm)
-        worst = torch.full_like(moved, -np.inf if largest else np.inf)
-        moved = torch.where(torch.isnan(moved), worst, moved)
-        _, order = torch.sort(moved, dim=axis, descending=largest, stable=True)
+        nan = torch.isnan(v)
+        _, perm = torch.sort(torch.where(nan, torch.zeros_like(v), v), dim=axis, descending=largest, stable=True)
+        flags = nan.to(torch.int64)
+        key = flags - 2 * torch.cumsum(flags, dim=axis)
+        _, order = torch.sort(torch.gather(key, axis, perm), dim=axis, stable=True)
         index = torch.gather(perm, axis, order.narrow(axis, 0, k))
         values = torch.gather(v, axis, index)
     else:
@@ -200,10 +245,15 @@ def top_k_samples(cls, with_direction: bool) -> list:
                want([[[[4, 5, 10, 11], [3, 2, 9, 8]]]], [[[[2, 2, 0, 0], [1, 1, 1, 1]]]]), **exact),
         Sample("docs_ties", desc([1, 1, 3, 4], 3, 3), {"InputTensor": tied},
                want([[[[3, 2, 2], [5, 5, 4], [6, 6, 6]]]], [[[[3, 1, 2], [2, 3, 1], [0, 1, 2]]]]), **exact),
-        # NaN after every number, infinities included, NaNs by index; -0 and +0 tie (indices ascending), by hand.
+        # DirectML's order (sample_nan_inf_zeros_all; module docstring): the run after the last NaN (empty), that
+        # NaN (4), the run before it sorted (inf, 1, -inf), its NaN (0); -0 and +0 tie (indices ascending).
         Sample("nan_inf_zeros_all", desc([2, 5], 1, 5, index_type="UINT64"), {"InputTensor": special},
-               want([[np.inf, 1, -np.inf, np.nan, np.nan], [2, 0, 0, 0, 0]], [[1, 3, 2, 0, 4], [2, 0, 1, 3, 4]],
+               want([[np.nan, np.inf, 1, -np.inf, np.nan], [2, 0, -0.0, -0.0, 0]], [[4, 1, 3, 2, 0], [2, 0, 1, 3, 4]],
                     index_dtype=np.uint64), **exact),
+        # By the rule, with new inputs: runs [3, NaN, 1, 5, NaN, 2, -1] -> 2, -1, then NaN (4), 5, 1, NaN (1), 3;
+        # K = 4 stops inside the middle run.
+        Sample("nan_runs", desc([7], 0, 4), {"InputTensor": np.array([3, np.nan, 1, 5, np.nan, 2, -1], np.float32)},
+               want([2, -1, np.nan, 5], [5, 6, 4, 3]), **exact),
         # K equal to the axis size on a 1-dimensional tensor (DirectML runs it; see top_k.py).
         Sample("rank_1_k_all", desc([4], 0, 4), {"InputTensor": np.array([-1, 3, -1, 2], np.float32)},
                want([3, 2, -1, -1], [1, 3, 0, 2]), **exact),
@@ -218,10 +268,16 @@ def top_k_samples(cls, with_direction: bool) -> list:
             # The docs' example 4: the smallest 3, ascending, ties by index.
             Sample("docs_increasing", desc([1, 1, 3, 4], 3, 3, largest=False), {"InputTensor": tied},
                    want([[[[1, 2, 2], [3, 4, 5], [6, 6, 6]]]], [[[[0, 1, 2], [0, 1, 2], [0, 1, 2]]]]), **exact),
-            # Smallest first: NaN still last, after +inf; the zeros tie as above.
+            # Smallest first, the same runs (sample_nan_inf_zeros_increasing): NaN (4), -inf, 1, inf, NaN (0); the
+            # zeros tie as above.
             Sample("nan_inf_zeros_increasing", desc([2, 5], 1, 5, largest=False), {"InputTensor": special},
-                   want([[-np.inf, 1, np.inf, np.nan, np.nan], [0, 0, 0, 0, 2]], [[2, 3, 1, 0, 4], [0, 1, 3, 4, 2]]),
-                   **exact),
+                   want([[np.nan, -np.inf, 1, np.inf, np.nan], [0, -0.0, -0.0, 0, 2]],
+                        [[4, 2, 3, 1, 0], [0, 1, 3, 4, 2]]), **exact),
+            # A NaN last in the sequence comes first; NaN at element 0 comes last: [NaN, 2, -3, NaN] -> NaN (3),
+            # -3, 2, NaN (0).
+            Sample("nan_ends_increasing", desc([4], 0, 4, largest=False),
+                   {"InputTensor": np.array([np.nan, 2, -3, np.nan], np.float32)},
+                   want([np.nan, -3, 2, np.nan], [3, 2, 1, 0]), **exact),
             Sample("random_axis_2_increasing", desc([3, 4, 7], 2, 3, largest=False),
                    {"InputTensor": rng.standard_normal((3, 4, 7)).astype(np.float32)}, **exact),
         ]

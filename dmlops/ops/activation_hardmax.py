@@ -9,7 +9,8 @@ docs' word alone.
 
 Math: 1 at the first largest element of each row (the last dimension), 0 elsewhere: ACTIVATION_HARDMAX1 with Axes
 {DimensionCount - 1}, whose docstring gives the tie and NaN rules (DirectML's vectors float32_1x1x4x5_ties_nan and
-float16_1x1x4x5_ties_nan: three equal maxima give 1 at the first; a row starting with NaN puts its 1 on the NaN).
+float16_1x1x4x5_ties_nan: three equal maxima give 1 at the first; a row starting with NaN puts its 1 on the NaN;
+sample_later_nan_5d: a NaN after element 0 is passed over, [0, NaN, 5] gives [0, 0, 1]).
 """
 from __future__ import annotations
 
@@ -51,16 +52,17 @@ def _samples():
         return cls(input_tensor=td("FLOAT32", sizes, strides), output_tensor=td("FLOAT32", sizes))
 
     # Rows of {1, 1, 3, 4}: [1, 3, 3, 2] -> the first 3; [-inf, -inf, -inf, -inf] -> the first; [NaN, 1, 2, NaN] ->
-    # the first NaN (NaN counts as the maximum).
+    # the NaN at element 0 (never replaced).
     x = np.array([[1, 3, 3, 2], [-np.inf] * 4, [np.nan, 1, 2, np.nan]], np.float32).reshape(1, 1, 3, 4)
     y = np.array([[0, 1, 0, 0], [1, 0, 0, 0], [1, 0, 0, 0]], np.float32).reshape(1, 1, 3, 4)
-    # A later NaN: [0, NaN, 5] -> the NaN; a broadcast row (zero strides) repeats its answer.
+    # A later NaN is passed over (DirectML's sample_later_nan_5d): [0, NaN, 5] -> the 5; [-1, -2, -0.5] -> -0.5; a
+    # broadcast row (zero strides) repeats its answer.
     return [
         Sample("ties_inf_nan", d([1, 1, 3, 4]), {"InputTensor": x}, {"OutputTensor": y}, atol=0, rtol=0,
                why="exact: a 0/1 selection", float16_atol=0, float16_rtol=0),
         Sample("later_nan_5d", d([1, 1, 1, 2, 3]), {"InputTensor": np.array([0, np.nan, 5, -1, -2, -0.5],
                                                                              np.float32).reshape(1, 1, 1, 2, 3)},
-               {"OutputTensor": np.array([0, 1, 0, 0, 0, 1], np.float32).reshape(1, 1, 1, 2, 3)}, atol=0, rtol=0,
+               {"OutputTensor": np.array([0, 0, 1, 0, 0, 1], np.float32).reshape(1, 1, 1, 2, 3)}, atol=0, rtol=0,
                why="exact: a 0/1 selection", float16_atol=0, float16_rtol=0),
         Sample("broadcast_rows", d([1, 1, 3, 5], [0, 0, 0, 1]),
                {"InputTensor": np.array([2, 7, 1, 8, 2], np.float32)}, atol=0, rtol=0,

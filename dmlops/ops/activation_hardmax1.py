@@ -11,14 +11,14 @@ HARDMAX1 in DML_FEATURE_LEVEL_5_1 (for HARDMAX1 itself unverified).
 Math (the docs): 1 at the position of the largest element of each group of elements that differ only in the Axes
 coordinates, 0 elsewhere; with Axes {DimensionCount - 1} it is ACTIVATION_HARDMAX. Ties: the first maximum in
 row-major order over the Axes taken in dimension order (Axes {1, 3} and {3, 1} are one set), as REDUCE's ARGMAX
-counts them (DirectML's vectors float32_axes_1_3, whose first group starts with its maximum four times and gets
-its 1 at the first, float16_axes_1_3, float32_axes_2, and ACTIVATION_HARDMAX float32_1x1x4x5_ties_nan). NaN: a group that starts with NaN
-puts its 1 on the NaN (ACTIVATION_HARDMAX float32_1x1x4x5_ties_nan: [NaN, inf, -inf, ...] gives [1, 0, 0, ...]);
-dmlops reads NaN as the maximum, its first occurrence winning, as its REDUCE ARGMAX does (whose vector
-edge_argmax_ties_nan_inf also has the NaN first) and as NumPy and torch.argmax do; a NaN later in a group is in no
-vector, so that part is unverified. ONNX Runtime's ArgMax passes over a NaN that is not first in its row, so the
-ONNX lowering looks for the first NaN itself in rows that hold one. An empty Axes list makes every element its own
-group (all 1s; unverified).
+counts them (DirectML's vectors float32_axes_1_3, whose first group starts with its maximum four times and gets its
+1 at the first, float16_axes_1_3, float32_axes_2, and ACTIVATION_HARDMAX float32_1x1x4x5_ties_nan). NaN, as
+DirectML's arg operators treat it (dmlops/ops/_selection.py): a scan from the group's element 0 that takes a later
+element only when it is larger, so a group that starts with NaN puts its 1 on the NaN (ACTIVATION_HARDMAX
+float32_1x1x4x5_ties_nan: [NaN, inf, -inf, ...] gives [1, 0, 0, ...]) and a NaN anywhere else is passed over
+(ACTIVATION_HARDMAX sample_later_nan_5d: [0, NaN, 5] gives [0, 0, 1]), where NumPy and torch.argmax pick the first
+NaN (ONNX Runtime's CPU ArgMax happens to agree; the lowering does not rely on it). An empty Axes list makes every
+element its own group (all 1s; unverified).
 """
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ import numpy as np
 from ..errors import Problem
 from ..sample import Sample, td
 from ..validation import tensor
+from . import _selection as sel
 from ._shapes import axes_problems
 
 
@@ -47,42 +48,36 @@ def _plan(rank: int, axes) -> tuple[list[int], list[int], bool]:
 
 
 def hardmax(v: np.ndarray, axes) -> np.ndarray:
-    """1 at the first maximum of each group of ``axes`` (row-major over the axes in dimension order; NaN counts as
-    the maximum, its first occurrence wins), 0 elsewhere, in float32."""
+    """1 at DirectML's extreme of each group of ``axes`` (row-major over the axes in dimension order; the first
+    maximum, element 0 when it is NaN, a later NaN passed over: sel.extreme_index), 0 elsewhere, in float32."""
     perm, inverse, _ = _plan(v.ndim, axes)
     t = np.transpose(v, perm)
     k = int(np.prod([v.shape[a] for a in set(axes)], dtype=np.int64))
-    flat = t.reshape(-1, k)
-    index = np.argmax(flat, axis=1)  # the first maximum; NumPy's argmax takes the first NaN as the maximum
+    index = sel.extreme_index(t.reshape(-1, k), is_max=True, last=False)
     y = (np.arange(k)[None, :] == index[:, None]).astype(np.float32)
     return np.transpose(y.reshape(t.shape), inverse)
 
 
 def hardmax_onnx(g, v: str, sizes, axes) -> str:
-    """Transpose (reduced axes last), Reshape [N, K], ArgMax, Equal with 0..K-1, Cast, Reshape, Transpose back."""
+    """Transpose (reduced axes last), Reshape [N, K], sel.onnx_extreme_index, Equal with 0..K-1, Cast, Reshape,
+    Transpose back (ONNX Hardmax has no NaN rule and is float-only on the CPU provider)."""
     perm, inverse, identity = _plan(len(sizes), axes)
     moved = [sizes[d] for d in perm]
     k = int(np.prod([sizes[a] for a in set(axes)], dtype=np.int64))
     t = v if identity else g.node("Transpose", [v], perm=perm)
     flat = g.node("Reshape", [t, g.ints([-1, k])])
-    # ONNX Runtime's ArgMax passes over a NaN that is not first in its row: rows holding a NaN look for the first 1
-    # in IsNaN instead.
-    nan = g.cast(g.node("IsNaN", [flat], dtype=np.bool_), g.dtype(flat))
-    has_nan = g.node("Greater", [g.node("ReduceMax", [nan, g.ints([1])], keepdims=1), g.scalar(0, nan)],
-                     dtype=np.bool_)
-    key = g.node("Where", [has_nan, nan, flat], dtype=g.dtype(flat))
-    index = g.node("ArgMax", [key], dtype=np.int64, axis=1, keepdims=1, select_last_index=0)
+    index = g.node("Unsqueeze", [sel.onnx_extreme_index(g, flat, is_max=True, last=False), g.ints([1])])
     hit = g.node("Equal", [g.const(np.arange(k, dtype=np.int64)[None, :]), index], dtype=np.bool_)
     y = g.node("Reshape", [g.cast(hit, g.dtype(v)), g.ints(moved)])
     return y if identity else g.node("Transpose", [y], perm=inverse)
 
 
 def hardmax_torch(torch, v, axes):
-    """The same steps with permute, reshape, argmax and a comparison with arange."""
+    """The same steps with permute, reshape, sel.torch_extreme_index and a comparison with arange."""
     perm, inverse, identity = _plan(v.dim(), axes)
     t = v if identity else v.permute(perm)
     k = int(np.prod([v.shape[a] for a in set(axes)], dtype=np.int64))
-    index = torch.argmax(t.reshape(-1, k), dim=1, keepdim=True)  # the first maximum (NaN counts as the maximum)
+    index = sel.torch_extreme_index(torch, t.reshape(-1, k), is_max=True, last=False)[:, None]
     y = (torch.arange(k, device=v.device)[None, :] == index).to(v.dtype).reshape(t.shape)
     return y if identity else y.permute(inverse)
 
@@ -113,9 +108,13 @@ def _samples():
     x = np.array([[[1, 5, 2], [-1, -1, -2]], [[0, 5, 3], [-3, -4, -1]]], np.float32)
     y = np.zeros((2, 2, 3), np.float32)
     y[0, 0, 1] = y[0, 1, 0] = 1
-    # Axis {0} of {3, 2}: columns [1, 7, 7] -> the first 7 (row 1); [NaN, 9, NaN] -> NaN counts as the maximum.
+    # Axis {0} of {3, 2}: columns [1, 7, 7] -> the first 7 (row 1); [NaN, 9, NaN] -> the NaN at element 0 wins.
     x2 = np.array([[1, np.nan], [7, 9], [7, np.nan]], np.float32)
     y2 = np.array([[0, 1], [1, 0], [0, 0]], np.float32)
+    # Axes {0, 1} of {2, 2, 2}: group j = 0 is [-1, NaN, NaN, -2]: the NaNs after element 0 are passed over, the -1
+    # wins; group j = 1 is [NaN, 3, 8, 8]: element 0 is NaN and wins.
+    x3 = np.array([[[-1, np.nan], [np.nan, 3]], [[np.nan, 8], [-2, 8]]], np.float32)
+    y3 = np.array([[[1, 1], [0, 0]], [[0, 0], [0, 0]]], np.float32)
     return [
         Sample("axes_0_2_ties", d([2, 2, 3], (0, 2)), {"InputTensor": x}, {"OutputTensor": y}, atol=0, rtol=0,
                why="exact: a 0/1 selection", float16_atol=0, float16_rtol=0),
@@ -123,6 +122,8 @@ def _samples():
                why="exact: a 0/1 selection", float16_atol=0, float16_rtol=0),
         Sample("axis_0_nan", d([3, 2], (0,)), {"InputTensor": x2}, {"OutputTensor": y2}, atol=0, rtol=0,
                why="exact: a 0/1 selection", float16_atol=0, float16_rtol=0),
+        Sample("axes_0_1_later_nan", d([2, 2, 2], (0, 1)), {"InputTensor": x3}, {"OutputTensor": y3}, atol=0,
+               rtol=0, why="exact: a 0/1 selection", float16_atol=0, float16_rtol=0),
         # No axes: every element is its own group (1 everywhere).
         Sample("no_axes", d([2, 3], ()), {"InputTensor": x2.reshape(2, 3)},
                {"OutputTensor": np.ones((2, 3), np.float32)}, atol=0, rtol=0, why="exact: a 0/1 selection",

@@ -2,10 +2,13 @@
 dimension order, so Axes {0, 1} of a {3, 3} tensor gives an index in [0, 9)), kept as size-1 dimensions, written as
 INT32/INT64/UINT32/UINT64. AxisDirection picks among equal maxima: INCREASING the first, DECREASING the last.
 
-From DirectML's vectors: NaN at index 0 wins (float32/float16_axes3_*, rows {NaN, inf, -inf, a, b} give 0);
--0 and +0 are equal (REDUCE's edge_argmax_ties_nan_inf); float32_axes_1_2_decreasing_ties checks the flattened
-index over Axes {1, 2}. NaN elsewhere is not measured: dmlops makes NaN the maximum (the first NaN, the last with
-DECREASING), as REDUCE's ARGMAX does (see dmlops/ops/_selection.py). ONNX ArgMax (select_last_index) and
+NaN, from DirectML's vectors (dmlops/ops/_selection.py states the rule for every arg operator): DirectML scans from
+element 0 and takes a later element only when it is larger (INCREASING) or not smaller (DECREASING), and every
+comparison with NaN is false, so a NaN at element 0 wins (float32/float16_axes3_*: rows {NaN, inf, -inf, a, b} give
+0) and a NaN anywhere else is passed over (sample_nan_increasing / sample_nan_decreasing: [5, NaN, 7, NaN] gives 2
+in both directions, where NumPy and torch give the first NaN; ONNX Runtime's CPU ArgMax happens to agree without
+select_last_index, which the lowering does not rely on). -0 and +0 are equal (REDUCE's edge_argmax_ties_nan_inf);
+float32_axes_1_2_decreasing_ties checks the flattened index over Axes {1, 2}. ONNX ArgMax (select_last_index) and
 torch.argmax take one axis, so the lowerings move the Axes last and flatten them.
 
 Shape rules the descriptor file cannot express:
@@ -33,17 +36,17 @@ def check(desc, level) -> list[Problem]:
 
 
 def reference(desc, x):
-    """NumPy argmax over the flattened Axes (DECREASING: on the reversed axis, counted back)."""
+    """DirectML's scan over the flattened Axes (dmlops.ops._selection.extreme_index)."""
     return sel.arg_reference(desc, x, is_max=True)
 
 
 def to_onnx(desc, g, x):
-    """Transpose + Reshape + ArgMax(select_last_index), NaN picked explicitly."""
+    """Transpose + Reshape, then ReduceMax of the non-NaN values, ArgMax of the hits and element 0 where NaN."""
     return sel.arg_onnx(desc, g, x, is_max=True)
 
 
 def to_torch(desc, torch, x):
-    """torch.argmax over the flattened Axes (torch.flip for DECREASING)."""
+    """The same steps in torch over the flattened Axes (torch.flip for DECREASING)."""
     return sel.arg_torch(desc, torch, x, is_max=True)
 
 
@@ -75,12 +78,17 @@ def _samples():
                {"OutputTensor": np.array([[0], [0]], np.uint32)}, **exact),
         Sample("ties_decreasing", _desc([2, 5], [1], "DECREASING", out_type="UINT64"), {"InputTensor": ties},
                {"OutputTensor": np.array([[4], [2]], np.uint64)}, **exact),
-        # NaN is the maximum (see the module docstring): the first NaN (index 1), or the last one (index 3).
+        # A NaN after element 0 is passed over in both directions (DirectML's sample_nan_increasing and
+        # sample_nan_decreasing): the 7 at index 2.
         Sample("nan_increasing", _desc([1, 4], [1]), {"InputTensor": np.array([[5, np.nan, 7, np.nan]], np.float32)},
-               {"OutputTensor": np.array([[1]], np.uint32)}, **exact),
+               {"OutputTensor": np.array([[2]], np.uint32)}, **exact),
         Sample("nan_decreasing", _desc([1, 4], [1], "DECREASING"),
                {"InputTensor": np.array([[5, np.nan, 7, np.nan]], np.float32)},
-               {"OutputTensor": np.array([[3]], np.uint32)}, **exact),
+               {"OutputTensor": np.array([[2]], np.uint32)}, **exact),
+        # A NaN at element 0 of the flattened Axes {0, 1} is never replaced, DECREASING included: 0.
+        Sample("nan_first_decreasing_both_axes", _desc([2, 2], [0, 1], "DECREASING"),
+               {"InputTensor": np.array([[np.nan, np.inf], [np.inf, 1]], np.float32)},
+               {"OutputTensor": np.array([[0]], np.uint32)}, **exact),
         Sample("axes_3_1_decreasing", _desc([2, 3, 4, 5], [3, 1], "DECREASING"), {"InputTensor": x4}, **exact),
         Sample("axes_repeated", _desc([3, 4, 5], [1, 1], out_type="INT32"),
                {"InputTensor": x4[0]}, **exact),

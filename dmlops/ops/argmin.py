@@ -3,11 +3,14 @@ dimension order: the docs' example 3, argmin over Axes {0, 1} of a {3, 3} tensor
 size-1 dimensions, written as INT32/INT64/UINT32/UINT64. AxisDirection picks among equal minima: INCREASING the
 first, DECREASING the last (the docs: argmin({1, 2, 3, 2, 1}) is 0, or 4).
 
-From DirectML's vectors: NaN at index 0 wins (float32/float16_axes3_*, rows {NaN, inf, -inf, a, b} give 0, not the
--inf at 2); -0 and +0 are equal (REDUCE's edge_argmin_ties_nan_inf); float32_axes_1_2_decreasing_ties checks the
-flattened index and the last-minimum rule over Axes {1, 2}. NaN elsewhere is not measured: dmlops makes NaN the
-minimum (the first NaN, the last with DECREASING), as REDUCE's ARGMIN does (see dmlops/ops/_selection.py). ONNX
-ArgMin (select_last_index) and torch.argmin take one axis, so the lowerings move the Axes last and flatten them.
+NaN, from DirectML's vectors (dmlops/ops/_selection.py states the rule for every arg operator): DirectML scans from
+element 0 and takes a later element only when it is smaller (INCREASING) or not larger (DECREASING), and every
+comparison with NaN is false, so a NaN at element 0 wins (float32/float16_axes3_*: rows {NaN, inf, -inf, a, b}
+give 0, not the -inf at 2) and a NaN anywhere else is passed over (sample_nan_and_zeros_*: [5, NaN, -7, NaN] gives
+2 in both directions, where NumPy and torch give the first NaN). -0 and +0 are equal (REDUCE's
+edge_argmin_ties_nan_inf; sample_nan_and_zeros_*: [0, -0, 1, 0] gives 0, or 3); float32_axes_1_2_decreasing_ties
+checks the flattened index and the last-minimum rule over Axes {1, 2}. ONNX ArgMin (select_last_index) and
+torch.argmin take one axis, so the lowerings move the Axes last and flatten them.
 
 Shape rules the descriptor file cannot express:
 
@@ -34,17 +37,17 @@ def check(desc, level) -> list[Problem]:
 
 
 def reference(desc, x):
-    """NumPy argmin over the flattened Axes (DECREASING: on the reversed axis, counted back)."""
+    """DirectML's scan over the flattened Axes (dmlops.ops._selection.extreme_index)."""
     return sel.arg_reference(desc, x, is_max=False)
 
 
 def to_onnx(desc, g, x):
-    """Transpose + Reshape + ArgMin(select_last_index), NaN picked explicitly."""
+    """Transpose + Reshape, then ReduceMin of the non-NaN values, ArgMax of the hits and element 0 where NaN."""
     return sel.arg_onnx(desc, g, x, is_max=False)
 
 
 def to_torch(desc, torch, x):
-    """torch.argmin over the flattened Axes (torch.flip for DECREASING)."""
+    """The same steps in torch over the flattened Axes (torch.flip for DECREASING)."""
     return sel.arg_torch(desc, torch, x, is_max=False)
 
 
@@ -75,14 +78,19 @@ def _samples():
                {"OutputTensor": np.array([[0], [0]], np.uint32)}, **exact),
         Sample("ties_decreasing", _desc([2, 5], [1], "DECREASING", out_type="UINT64"), {"InputTensor": ties},
                {"OutputTensor": np.array([[4], [1]], np.uint64)}, **exact),
-        # NaN is the minimum (see the module docstring): the first NaN (index 1), or the last one (index 3); -0 and
-        # +0 tie, so the second row gives its first zero, or its last.
+        # A NaN after element 0 is passed over in both directions (DirectML's sample_nan_and_zeros_*): the -7 at
+        # index 2; -0 and +0 tie, so the second row gives its first zero, or its last.
         Sample("nan_and_zeros_increasing", _desc([2, 4], [1]),
                {"InputTensor": np.array([[5, np.nan, -7, np.nan], [0.0, -0.0, 1, 0.0]], np.float32)},
-               {"OutputTensor": np.array([[1], [0]], np.uint32)}, **exact),
+               {"OutputTensor": np.array([[2], [0]], np.uint32)}, **exact),
         Sample("nan_and_zeros_decreasing", _desc([2, 4], [1], "DECREASING"),
                {"InputTensor": np.array([[5, np.nan, -7, np.nan], [0.0, -0.0, 1, 0.0]], np.float32)},
-               {"OutputTensor": np.array([[3], [3]], np.uint32)}, **exact),
+               {"OutputTensor": np.array([[2], [3]], np.uint32)}, **exact),
+        # A NaN at element 0 is never replaced, DECREASING included (the rows {NaN, inf, -inf, a, b} of DirectML's
+        # float32_axes3_uint32 give 0); a row of NaNs gives 0 too.
+        Sample("nan_first_decreasing", _desc([2, 3], [1], "DECREASING"),
+               {"InputTensor": np.array([[np.nan, -np.inf, -np.inf], [np.nan, np.nan, np.nan]], np.float32)},
+               {"OutputTensor": np.array([[0], [0]], np.uint32)}, **exact),
         Sample("axes_0_2_decreasing", _desc([2, 3, 4, 5], [2, 0], "DECREASING", out_type="INT64"),
                {"InputTensor": x4}, **exact),
         Sample("axes_all", _desc([2, 3, 4, 5], [0, 1, 2, 3]), {"InputTensor": x4}, **exact),

@@ -19,12 +19,15 @@ two's complement, which keeps SUM and MULTIPLY modulo 2**64 and, with the sign b
 order for MIN, MAX, ARGMAX and ARGMIN); the framework casts the result to the declared type, which
 wraps as DirectML's integer arithmetic does.
 
-Floats, from DirectML's vectors (edge_*_ties_nan_inf): MIN and MAX skip NaN (NaN only when every element is NaN),
-as DirectML's min/max return the non-NaN operand, where ONNX ReduceMin/Max and torch.amin/amax propagate NaN;
-between zeros MAX gives +0 and MIN -0. ARGMAX and ARGMIN treat NaN as the extreme (the first NaN's index), as
-NumPy and torch do (ONNX Runtime's CPU ArgMax skips a NaN that is not first, so the ONNX lowering
-is ARGMAX's, dmlops.ops._selection, which picks NaN itself). Sums accumulate in float32 in DirectML's own (parallel) order, which dmlops does not
-reproduce: dmlops/vector_tolerances.py bounds the difference for the 40-element cases.
+Floats, from DirectML's vectors (edge_*_ties_nan_inf): MIN and MAX skip NaN (NaN only when every element is NaN), as
+DirectML's min/max return the non-NaN operand, where ONNX ReduceMin/Max and torch.amin/amax propagate NaN; between
+zeros MAX gives +0 and MIN -0. ARGMAX and ARGMIN scan from element 0 and take a later element only when it is
+strictly better, so a NaN wins only at element 0 and is passed over anywhere else (edge_argmax_ties_nan_inf: [NaN,
+1, 2, 2] gives 0; sample_arg_nan_not_first: [1, NaN, 3, 2] gives ARGMAX 2 and ARGMIN 0, [0, 5, NaN, NaN] ARGMAX 1
+and ARGMIN 0), unlike NumPy and torch (the first NaN); ONNX Runtime's CPU ArgMax happens to agree, but is not relied
+on: the three backends share ARGMAX's code, dmlops.ops._selection, which states the rule. Sums accumulate in float32
+in DirectML's own (parallel) order, which dmlops does not reproduce: dmlops/vector_tolerances.py bounds the
+difference for the 40-element cases.
 """
 from __future__ import annotations
 
@@ -69,27 +72,16 @@ SIGN = np.uint64(1 << 63)
 ORDERED = ("MIN", "MAX", "ARGMIN", "ARGMAX")
 
 
-def _flatten_axes(v, axes, xp_moveaxis, reshape):
-    """``v`` with the reduced axes moved last (in dimension order) and flattened into one."""
-    axes = sorted(axes)
-    rank = len(v.shape)
-    keep = [d for d in range(rank) if d not in axes]
-    v = xp_moveaxis(v, axes, list(range(len(keep), rank)))
-    return reshape(v, [v.shape[d] for d in range(len(keep))] + [-1])
-
-
 def reference(desc, x):
     """NumPy reductions with keepdims (float64, or int64/uint64 for integer inputs)."""
     v = x["InputTensor"]
     fn, axes = desc.function.name, tuple(desc.axes)
+    if fn in INDEX_FUNCTIONS:  # DirectML's scan: NaN wins only at element 0 (dmlops.ops._selection)
+        return sel.arg_reference(desc, x, fn == "ARGMAX")
     if v.dtype.kind in "iu":
         v = v.astype(np.uint64 if v.dtype == np.uint64 else np.int64)
     else:
         v = v.astype(np.float64)
-    if fn in ("ARGMAX", "ARGMIN"):
-        flat = _flatten_axes(v, axes, np.moveaxis, np.reshape)
-        index = (np.argmax if fn == "ARGMAX" else np.argmin)(flat, axis=-1)  # first index of the extreme
-        return {"OutputTensor": index.reshape(desc.output_tensor.sizes)}
     kw = dict(axis=axes, keepdims=True)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         if fn == "LOG_SUM_EXP":
@@ -236,6 +228,8 @@ def to_torch(desc, torch, x):
     """torch reductions with keepdim=True; prod over one axis at a time; argmax/argmin on the flattened axes."""
     v = x["InputTensor"]
     fn, axes = desc.function.name, sorted(desc.axes)
+    if fn in INDEX_FUNCTIONS:  # DirectML's scan: NaN wins only at element 0 (dmlops.ops._selection)
+        return sel.arg_torch(desc, torch, x, fn == "ARGMAX")
     ordered_u64 = v.dtype == torch.uint64 and fn in ORDERED
     unsigned = v.dtype in (torch.uint8, getattr(torch, "uint16", None), getattr(torch, "uint32", None), torch.uint64)
     if v.dtype == torch.uint64:
@@ -245,10 +239,6 @@ def to_torch(desc, torch, x):
             v = v ^ torch.iinfo(torch.int64).min
     elif not v.is_floating_point():
         v = v.to(torch.int64)
-    if fn in ("ARGMAX", "ARGMIN"):
-        flat = _flatten_axes(v, axes, torch.movedim, torch.reshape)
-        index = (torch.argmax if fn == "ARGMAX" else torch.argmin)(flat, dim=-1)  # first index of the extreme
-        return {"OutputTensor": index.reshape(desc.output_tensor.sizes)}
     if fn == "MULTIPLY":
         y = v
         for a in axes:
@@ -324,13 +314,22 @@ def _samples():
         Sample("argmin_ties_first", _reduce("ARGMIN", [2, 5], [1], out_type="UINT64"),
                {"InputTensor": np.array([[3, 2, 1, 2, 3], [1, 1, 1, 0, 0]], f32)},
                {"OutputTensor": np.array([[2], [3]], np.uint64)}, **exact),
-        # NaN is the extreme wherever it stands: [1, NaN, 3, 2] gives 1 for both, [0, 5, NaN, NaN] the first NaN, 2.
+        # A NaN after element 0 is passed over (DirectML's sample_arg_nan_not_first and sample_argmin_nan_not_first):
+        # [1, NaN, 3, 2] gives ARGMAX 2 (the 3) and ARGMIN 0 (the 1); [0, 5, NaN, NaN] ARGMAX 1 and ARGMIN 0.
         Sample("arg_nan_not_first", _reduce("ARGMAX", [2, 4], [1], out_type="UINT32"),
                {"InputTensor": np.array([[1, np.nan, 3, 2], [0, 5, np.nan, np.nan]], f32)},
-               {"OutputTensor": np.array([[1], [2]], np.uint32)}, **exact),
+               {"OutputTensor": np.array([[2], [1]], np.uint32)}, **exact),
         Sample("argmin_nan_not_first", _reduce("ARGMIN", [2, 4], [1], out_type="INT64"),
                {"InputTensor": np.array([[1, np.nan, 3, 2], [0, 5, np.nan, np.nan]], f32)},
-               {"OutputTensor": np.array([[1], [2]], np.int64)}, **exact),
+               {"OutputTensor": np.array([[0], [0]], np.int64)}, **exact),
+        # A NaN at element 0 is never replaced: [NaN, 4, -4] gives 0 for both functions, over both axes of
+        # [[NaN, 4], [-4, 9]] too (element 0 of the flattened axes).
+        Sample("arg_nan_first", _reduce("ARGMAX", [1, 3], [1], out_type="INT32"),
+               {"InputTensor": np.array([[np.nan, 4, -4]], f32)}, {"OutputTensor": np.array([[0]], np.int32)},
+               **exact),
+        Sample("argmin_nan_first_both_axes", _reduce("ARGMIN", [2, 2], [0, 1], out_type="UINT32"),
+               {"InputTensor": np.array([[np.nan, 4], [-4, 9]], f32)}, {"OutputTensor": np.array([[0]], np.uint32)},
+               **exact),
         # By hand, INT32 sum of each column of [[5, -7], [2147483647, 1]]: the first column wraps to
         # 2147483652 - 2**32 = -2147483644 (DirectML's 32-bit integer arithmetic).
         Sample("int32_sum_wraps", _reduce("SUM", [2, 2], [0], "INT32"),

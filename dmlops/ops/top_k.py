@@ -2,11 +2,14 @@
 their positions within the sequence in OutputIndexTensor (UINT32, or UINT64 from DML_FEATURE_LEVEL_5_0).
 
 Ties keep ascending element index (the docs' example 3; the vectors' float32/float16_axis3_k3 rows of four equal
-values give indices 0, 1, 2, or 4, 0, 1 where a larger value comes first). NaN never beats a number: the rows
-{NaN, inf, -inf, a, b} of float32_axis3_k3 and float16_axis3_k3 select inf, a, b, leaving NaN (index 0) out, where
-ONNX Runtime's TopK and torch.sort would put NaN first. dmlops sorts NaN after -inf (unmeasured: no vector has K
-reach a NaN), NaNs by index; -0 and +0 tie. ONNX TopK (lower index first for ties) and a stable torch.sort
-(torch.topk leaves the order of ties unspecified) lower it; dmlops/ops/_selection.py has the details.
+values give indices 0, 1, 2, or 4, 0, 1 where a larger value comes first); -0 and +0 tie. NaN, from DirectML's
+answers (dmlops/ops/_selection.py states the rule and its closed form): K rounds of a scan that takes an element
+when it is larger than the pick or either is NaN, so the NaNs cut the sequence into runs and the order is the run
+after the last NaN sorted, that NaN, the run before it sorted, its NaN, and so on back to the first run:
+[NaN, inf, -inf, 1, NaN] gives indices [4, 1, 3, 2, 0] (sample_nan_inf_zeros_all), and the rows
+{NaN, inf, -inf, a, b} of float32_axis3_k3 and float16_axis3_k3 with K = 3 select inf, a, b. ONNX TopK (lower
+index first for ties) and a stable torch.sort (torch.topk leaves the order of ties unspecified) lower it, each twice
+for floats: the values, then the NaN-run key; dmlops/ops/_selection.py has the details.
 
 Shape rules the descriptor file cannot express:
 
@@ -30,17 +33,17 @@ def check(desc, level) -> list[Problem]:
 
 
 def reference(desc, x):
-    """A stable NumPy sort along Axis (NaN last, largest first, ties by index), the first K."""
+    """A stable NumPy sort along Axis by DirectML's key (NaN runs last to first, largest first, index), the first K."""
     return sel.top_k_reference(desc, x, largest=True)
 
 
 def to_onnx(desc, g, x):
-    """ONNX TopK (sorted, ties by lower index), NaN moved last by a stable partition first."""
+    """Two ONNX TopKs (sorted, ties by lower index): the values, then the NaN-run key."""
     return sel.top_k_onnx(desc, g, x, largest=True)
 
 
 def to_torch(desc, torch, x):
-    """torch.sort(stable=True) along Axis, the first K."""
+    """Two torch.sort(stable=True) along Axis (floats), the first K."""
     return sel.top_k_torch(desc, torch, x, largest=True)
 
 

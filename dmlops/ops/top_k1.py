@@ -3,10 +3,13 @@ smallest, smallest first. Indices count within the sequence (UINT32, or UINT64 f
 
 Ties keep ascending element index whatever the direction (the docs' examples 3 and 4; the vectors'
 *_axis3_k3_increasing/decreasing rows of four equal values give 0, 1, 2, or 4, 0, 1 where a better value comes
-first; int32_axis3_k3_increasing [-5, -19, 16, -5, -2] gives 1, 0, 3). NaN never beats a number in either
-direction: the rows {NaN, inf, -inf, a, b} select -inf, a, b (INCREASING) and inf, a, b (DECREASING), leaving NaN
-out, where ONNX Runtime's TopK sorts NaN as the largest. dmlops sorts NaN after every number (after +inf when
-INCREASING, after -inf when DECREASING: unmeasured, no vector has K reach a NaN), NaNs by index; -0 and +0 tie. A
+first; int32_axis3_k3_increasing [-5, -19, 16, -5, -2] gives 1, 0, 3); -0 and +0 tie. NaN, from DirectML's
+answers (dmlops/ops/_selection.py states the rule and its closed form): K rounds of a scan that takes an element
+when it is better than the pick or either is NaN. So the NaNs cut the sequence into runs, and the order is the run
+after the last NaN sorted, that NaN, the run before it sorted, its NaN, and so on back to the first run:
+[NaN, inf, -inf, 1, NaN] gives indices [4, 2, 3, 1, 0] INCREASING and [4, 1, 3, 2, 0] DECREASING
+(sample_nan_inf_zeros_*), and the rows {NaN, inf, -inf, a, b} with K = 3 select -inf, a, b (INCREASING) and inf,
+a, b (DECREASING). ONNX Runtime's TopK and torch.sort put NaN first or last instead. A
 descriptor without AxisDirection reads as INCREASING (see the descriptor's deviations). ONNX TopK(largest) and a
 stable torch.sort lower it; dmlops/ops/_selection.py has the details.
 
@@ -28,17 +31,17 @@ def check(desc, level) -> list[Problem]:
 
 
 def reference(desc, x):
-    """A stable NumPy sort along Axis (NaN last, best first, ties by index), the first K."""
+    """A stable NumPy sort along Axis by DirectML's key (NaN runs last to first, best first, index), the first K."""
     return sel.top_k_reference(desc, x, largest=sel.decreasing(desc))
 
 
 def to_onnx(desc, g, x):
-    """ONNX TopK (sorted, ties by lower index), NaN moved last by a stable partition first."""
+    """Two ONNX TopKs (sorted, ties by lower index): the values, then the NaN-run key."""
     return sel.top_k_onnx(desc, g, x, largest=sel.decreasing(desc))
 
 
 def to_torch(desc, torch, x):
-    """torch.sort(stable=True) along Axis, the first K."""
+    """Two torch.sort(stable=True) along Axis (floats), the first K."""
     return sel.top_k_torch(desc, torch, x, largest=sel.decreasing(desc))
 
 
