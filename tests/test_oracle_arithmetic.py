@@ -239,16 +239,33 @@ def test_integer_modulus_exact_python(t, floor):
 
 
 def test_atan_yx_matches_torch_atan2():
-    """torch.atan2 (IEEE quadrants, signed zeros, infinities) on a grid of y and x, ATensor = y; NaN y with a finite
-    x is DirectML's own answer (atan2(|x|, x); vector ATAN_YX float32_2x3x4x5 [0]) and is checked apart."""
+    """torch.atan2 (IEEE quadrants, signed zeros, infinities) on a grid of y and x, ATensor = y. DirectML's NaN rule
+    (vectors ATAN_YX float32_2x3x4x5 [0], sample_specials [9], [10]; the module docstring): a NaN reads as the other
+    operand's magnitude where that is finite and nonzero, so torch.atan2 is asked for atan2(|x|, x) or atan2(y, |y|)
+    there; NaN against ±0, ±inf or NaN stays NaN (torch.atan2's own answer)."""
     values = np.array([0.0, -0.0, 1, -1, 0.5, -2.5, 1e-20, -3e10, np.inf, -np.inf, np.nan], np.float32)
     y, x = (a.ravel() for a in np.meshgrid(values, values, indexing="ij"))
-    want = torch.atan2(torch.from_numpy(y), torch.from_numpy(x)).numpy()
-    dml_nan_rule = np.isnan(y) & np.isfinite(x)
-    want = np.where(dml_nan_rule, np.arctan2(np.abs(x), x).astype(np.float32), want)
+    usable_y, usable_x = np.isfinite(y) & (y != 0), np.isfinite(x) & (x != 0)
+    ty = np.where(np.isnan(y) & usable_x, np.abs(x), y)
+    tx = np.where(np.isnan(x) & usable_y, np.abs(y), x)
+    want = torch.atan2(torch.from_numpy(ty), torch.from_numpy(tx)).numpy()
+    assert np.isnan(want).sum() == 21 - 2 * 6  # 21 pairs hold a NaN; 6 + 6 of them are finite, nonzero across
     desc = binary(descs.ElementWiseAtanYx, "FLOAT32", y.shape)
     for backend, got in run_all(desc, {"ATensor": y, "BTensor": x}).items():
         assert_same(got, want, f"ATAN_YX on {backend}", atol=2.5e-7, rtol=2.5e-7)
+
+
+@pytest.mark.parametrize("t", ["FLOAT32", "FLOAT16"])
+def test_atan_yx_nan_with_zero_or_infinity_is_nan(t):
+    """The issue's held-back rule: a NaN with a zero on the other side is NaN (IEEE atan2(0, 0) = 0 is not taken),
+    as with an infinity; with a finite nonzero value it is that value's pi/4 octant."""
+    dtype = np.dtype(t.lower())
+    y = np.array([np.nan, np.nan, 0, -0.0, np.nan, -np.inf, np.nan, 2, -2], dtype)
+    x = np.array([0, -0.0, np.nan, np.nan, np.inf, np.nan, -0.5, np.nan, np.nan], dtype)
+    pi = math.pi
+    want = np.array([np.nan] * 6 + [3 * pi / 4, pi / 4, -pi / 4], dtype)
+    for backend, got in run_all(binary(descs.ElementWiseAtanYx, t, [9]), {"ATensor": y, "BTensor": x}).items():
+        assert_same(got, want, f"ATAN_YX {t} on {backend}", atol=2e-3 if t == "FLOAT16" else 2.5e-7, rtol=0)
 
 
 def test_atan_yx_general_points_match_torch():

@@ -7,9 +7,14 @@ IEEE's there.
 
 Two ways DirectML's answers differ from IEEE atan2:
 
-* NaN y with a finite x: atan2(NaN, 1) = 0.7854096 (float32_2x3x4x5 [0] and float16_3x4x5 [0]), the value of
-  atan2(1, 1) on that device. dmlops reads a NaN y with a finite x as y = |x| (the one point measured is x = 1;
-  other x are an extrapolation); IEEE, ONNX and torch give NaN.
+* NaN: DirectML reduces to atan(min(|x|, |y|) / max(|x|, |y|)) with a min and max that return the non-NaN operand,
+  so a NaN operand reads as the other one's magnitude and then unfolds by the signs: atan2(NaN, 1) = atan2(1, NaN)
+  = 0.7854096, the device's pi/4 (float32_2x3x4x5 [0], float16_3x4x5 [0], sample_specials [9] and [10]). Where the
+  other operand is ±0 or ±inf that ratio is 0 / 0 or inf / inf, so the result is NaN (atan2(-inf, NaN) = NaN in
+  float16_3x4x5 [2]; NaN with a zero is the issue's held-back case: NaN, not IEEE's atan2(0, 0) = 0), and two NaNs
+  give NaN. dmlops computes that: a NaN y with a finite, nonzero x is read as y = |x|, a NaN x with a finite, nonzero
+  y as x = |y|, then IEEE atan2 (ONNX and torch give NaN for any NaN). A NaN reads as positive: only the positive
+  quiet NaN is measured, and float arithmetic (the ONNX lowering) cannot see a NaN's sign bit.
 * The device's atan is an approximation: up to 1.2e-5 absolute from the correctly rounded atan2 (0.7854096 for
   pi/4 = 0.7853982): dmlops computes IEEE atan2 and dmlops.vector_tolerances bounds the difference.
 
@@ -28,10 +33,12 @@ from . import _elementwise as ew
 
 
 def reference(desc, x):
-    """IEEE atan2 (float64, rounded once to float32), with DirectML's NaN-y rule."""
+    """IEEE atan2 (float64, rounded once to float32), with DirectML's NaN rule (a NaN reads as the other operand's
+    magnitude where that is finite and nonzero)."""
     y, v = x["ATensor"], x["BTensor"]
     with np.errstate(invalid="ignore"):
-        y = np.where(np.isnan(y) & np.isfinite(v), np.abs(v), y)  # DirectML: atan2(NaN, 1) = atan2(1, 1)
+        y, v = (np.where(np.isnan(y) & np.isfinite(v) & (v != 0), np.abs(v), y),  # atan2(NaN, 1) = atan2(1, 1)
+                np.where(np.isnan(v) & np.isfinite(y) & (y != 0), np.abs(y), v))  # atan2(1, NaN) = atan2(1, 1)
         return {"OutputTensor": np.arctan2(y.astype(np.float64), v.astype(np.float64)).astype(v.dtype)}
 
 
@@ -40,12 +47,15 @@ def to_onnx(desc, g, x):
     y, v = x["ATensor"], x["BTensor"]
     f = g.dtype(v)
     c = lambda value: ew.onnx_const(g, value, f)  # noqa: E731
-    finite_x = g.node("Not", [g.node("Or", [g.node("IsNaN", [v], dtype=np.bool_), g.node("IsInf", [v], dtype=np.bool_)],
-                                     dtype=np.bool_)], dtype=np.bool_)
-    ax = g.node("Abs", [v])
-    y = g.node("Where", [g.node("And", [g.node("IsNaN", [y], dtype=np.bool_), finite_x], dtype=np.bool_), ax, y],
-               dtype=f)
-    ay = g.node("Abs", [y])
+    b = lambda op, inputs: g.node(op, inputs, dtype=np.bool_)  # noqa: E731
+
+    def usable(t):  # finite and nonzero: a NaN on the other side reads as |t|
+        return b("And", [b("Not", [b("Or", [b("IsNaN", [t]), b("IsInf", [t])])]), b("Not", [b("Equal", [t, c(0)])])])
+
+    nan_y, nan_x = b("And", [b("IsNaN", [y]), usable(v)]), b("And", [b("IsNaN", [v]), usable(y)])
+    y, v = (g.node("Where", [nan_y, g.node("Abs", [v]), y], dtype=f),
+            g.node("Where", [nan_x, g.node("Abs", [y]), v], dtype=f))
+    ax, ay = g.node("Abs", [v]), g.node("Abs", [y])
     lo, hi = g.node("Min", [ax, ay]), g.node("Max", [ax, ay])  # NaN propagates
     same = g.node("Equal", [ax, ay], dtype=np.bool_)  # ±inf on both axes: pi/4; both zero: handled below
     safe_hi = g.node("Where", [g.node("Equal", [hi, c(0)], dtype=np.bool_), c(1), hi], dtype=f)
@@ -58,9 +68,10 @@ def to_onnx(desc, g, x):
 
 
 def to_torch(desc, torch, x):
-    """torch.atan2, with DirectML's NaN-y rule."""
+    """torch.atan2, with DirectML's NaN rule."""
     y, v = x["ATensor"], x["BTensor"]
-    y = torch.where(torch.isnan(y) & ~torch.isnan(v) & ~torch.isinf(v), v.abs(), y)
+    usable_y, usable_x = torch.isfinite(y) & (y != 0), torch.isfinite(v) & (v != 0)
+    y, v = torch.where(torch.isnan(y) & usable_x, v.abs(), y), torch.where(torch.isnan(v) & usable_y, y.abs(), v)
     return {"OutputTensor": torch.atan2(y, v)}
 
 
@@ -82,11 +93,19 @@ def _samples():
                float16_atol=0, float16_rtol=0),
         # Signed zeros and infinities as IEEE atan2 (and DirectML's vectors): (+0, +0) = +0, (-0, +0) = -0,
         # (+0, -0) = pi, (-0, -0) = -pi, (1, inf) = 0, (-1, -inf) = -pi, (inf, inf) = pi/4, (-inf, -inf) = -3pi/4,
-        # (inf, 2) = pi/2; NaN x gives NaN; NaN y with x = 1 gives pi/4 (DirectML's vector: 0.7854096).
+        # (inf, 2) = pi/2; a NaN with 1 on the other side gives pi/4 either way round (DirectML's sample_specials:
+        # 0.7854096).
         Sample("specials", make(11),
                {"ATensor": np.array([0, -0.0, 0, -0.0, 1, -1, np.inf, -np.inf, np.inf, 1, np.nan], f),
                 "BTensor": np.array([0, 0, -0.0, -0.0, np.inf, -np.inf, np.inf, -np.inf, 2, np.nan, 1], f)},
-               {"OutputTensor": np.array([0, -0.0, pi, -pi, 0, -pi, pi / 4, -3 * pi / 4, pi / 2, np.nan, pi / 4], f)},
+               {"OutputTensor": np.array([0, -0.0, pi, -pi, 0, -pi, pi / 4, -3 * pi / 4, pi / 2, pi / 4, pi / 4], f)},
+               atol=2.5e-7, rtol=0, why="within 1 ULP of pi", float16_atol=0, float16_rtol=0),
+        # NaN against the other signs and the specials, by the rule: (NaN, -2) = 3pi/4, (-3, NaN) = -pi/4; NaN with
+        # ±0 or ±inf on the other side and two NaNs give NaN.
+        Sample("nan_rule", make(8),
+               {"ATensor": np.array([np.nan, -3, np.nan, np.nan, 0, -0.0, np.nan, np.inf], f),
+                "BTensor": np.array([-2, np.nan, 0, -0.0, np.nan, np.nan, np.nan, np.nan], f)},
+               {"OutputTensor": np.array([3 * pi / 4, -pi / 4] + [np.nan] * 6, f)},
                atol=2.5e-7, rtol=0, why="within 1 ULP of pi", float16_atol=0, float16_rtol=0),
         # General points (reference: IEEE atan2 rounded once); the ONNX form rounds min / max and atan.
         Sample("general", make(6),
