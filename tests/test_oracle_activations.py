@@ -10,6 +10,7 @@ Plus: each activation nested with null tensors (as a fused or GRU/LSTM/RNN activ
 the standalone operator gives, and the validation messages of the activation-specific rules.
 """
 import functools
+import math
 
 import numpy as np
 import pytest
@@ -375,3 +376,42 @@ def test_softplus_steepness_below_one_is_rejected_before_running():
     with pytest.raises(dmlops.ValidationError, match=r"ACTIVATION_SOFTPLUS\.Steepness: 0\.5 is less than 1"):
         dmlops.run(dmlops.ActivationSoftplus(input_tensor=t, output_tensor=t, steepness=0.5),
                    {"InputTensor": np.zeros(4, np.float32)}, backend="torch")
+
+
+# ------------------------------------------------------------------------------ CELU: DirectML's formula, NaN rule
+
+def _celu_as_written(x: float, alpha: float) -> float:
+    """max(0, x) + min(0, alpha * (exp(x / alpha) - 1)) in plain Python, with DirectML's min and max (the non-NaN
+    operand; DirectML's ACTIVATION_CELU sample_alpha_zero) and IEEE's x / 0 and 0 * inf."""
+    def div(p, q):
+        if q == 0:
+            return math.nan if p == 0 or p != p else math.copysign(math.inf, p) * math.copysign(1, q)
+        return p / q
+
+    def exp(t):
+        return math.inf if t > 709 else (t if t != t else math.exp(t))
+
+    def mul(p, q):
+        return math.nan if (p == 0 and math.isinf(q)) or (q == 0 and math.isinf(p)) else p * q
+
+    def drop_nan(f, p, q):
+        return q if p != p else p if q != q else f(p, q)
+
+    return drop_nan(max, 0.0, x) + drop_nan(min, 0.0, mul(alpha, exp(div(x, alpha)) - 1))
+
+
+@pytest.mark.parametrize("alpha", [0.0, 1.5, 0.25])
+@pytest.mark.parametrize("dtype", [np.float32, np.float16], ids=["FLOAT32", "FLOAT16"])
+def test_celu_follows_the_formula_as_directml_evaluates_it(alpha, dtype):
+    """NaN gives 0 for every Alpha (both terms drop it), Alpha 0 is ReLU with +0 at and below 0, -0 gives +0."""
+    x = np.concatenate([np.array([np.nan, np.inf, -np.inf, -0.0, 0.0, -1, 2, -1e-30, 1e-30], dtype),
+                        (np.random.default_rng(3).standard_normal(40) * 4).astype(dtype)])
+    want = np.array([_celu_as_written(float(v), float(np.float32(alpha))) for v in x], np.float64)
+    assert want[0] == 0 and not np.isnan(want).any()
+    t = td(DATA_TYPES[np.dtype(dtype)], list(x.shape))
+    desc = dmlops.ActivationCelu(input_tensor=t, output_tensor=t, alpha=alpha)
+    for backend in BACKENDS:
+        got = np.asarray(dmlops.run(desc, {"InputTensor": x}, backend=backend)["OutputTensor"])
+        _close(got, want, 1e-6 if dtype == np.float32 else 1e-5, 1e-5 if dtype == np.float32 else 1e-3,
+               f"CELU alpha {alpha} on {backend}")
+        assert not np.signbit(got[want == 0]).any(), f"CELU alpha {alpha} on {backend}: never -0"
