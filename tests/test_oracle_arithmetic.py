@@ -284,18 +284,32 @@ ROUND_VALUES = np.array([-2.5, -1.75, -1.5, -1.25, -0.5, -0.49999997, -0.25, -0.
 
 
 def _half_away(v: float) -> float:
-    """Exact Python: the nearest integer, ties away from zero (DML_ROUNDING_MODE_TOWARD_INFINITY)."""
+    """DML_ROUNDING_MODE_TOWARD_INFINITY as DirectML computes it (the module docstring; DirectML's
+    sample_specials_toward_infinity): x >= 0 ? floor(x + 0.5) : ceil(x - 0.5), the sum rounded to float32 (the
+    float64 sum of a float32 and 0.5 is exact, then rounded once by np.float32)."""
     if not math.isfinite(v):
         return v
-    f = Fraction(v)
-    r = math.floor(abs(f) + Fraction(1, 2))
-    # Signed zeros as DirectML's vectors show them: -0 itself gives +0; a negative x rounding to 0 gives -0.
-    return float(r) if f >= 0 else -float(r)
+    if v >= 0:  # -0 too: +0
+        return float(math.floor(np.float32(v + 0.5)))
+    return -float(-math.ceil(np.float32(v - 0.5)))  # a negative x rounding to 0 gives -0
+
+
+def test_round_toward_infinity_differs_from_exact_halves_away_where_directml_does():
+    """The two places where the float32 sum moves the answer, by exact arithmetic: 0.49999997 and 2**23 + 1."""
+    for v, exact, directml in ((0.49999997, 0, 1), (-0.49999997, 0, -1), (8388609, 8388609, 8388610),
+                               (-8388609, -8388609, -8388610), (0.5, 1, 1), (-2.5, -3, -3)):
+        v = float(np.float32(v))
+        assert math.floor(abs(Fraction(v)) + Fraction(1, 2)) == abs(exact)
+        assert _half_away(v) == directml
+    x = np.array([0.49999997, -0.49999997, 8388609, -8388609], np.float32)
+    desc = unary(descs.ElementWiseRound, "FLOAT32", x.shape, rounding_mode=RoundingMode.TOWARD_INFINITY)
+    for backend, got in run_all(desc, {"InputTensor": x}).items():
+        assert_same(got, np.array([1, -1, 8388610, -8388610], np.float32), f"ROUND on {backend}")
 
 
 @pytest.mark.parametrize("mode", list(RoundingMode), ids=lambda m: m.name)
 def test_round_modes(mode):
-    """torch.round (ties to even), torch.trunc (toward zero) and exact Python ties-away-from-zero."""
+    """torch.round (ties to even), torch.trunc (toward zero) and DirectML's ties-away-from-zero formula in Python."""
     x = ROUND_VALUES
     if mode == RoundingMode.HALVES_TO_NEAREST_EVEN:
         want = torch.round(torch.from_numpy(x)).numpy()

@@ -4,13 +4,15 @@
 * TOWARD_ZERO: truncation (ONNX has no Trunc at opset 18: Floor(|x|) given x's sign by a multiply; torch-directml
   has no aten::trunc: ceil below 0, floor elsewhere).
 * TOWARD_INFINITY: NOT a ceiling: "rounded to the nearest integer, with halfway values rounded away from zero"
-  (the DML_ROUNDING_MODE page; DirectML's vectors float32_toward_infinity: 0.5 -> 1, -0.5 halves: -1.5 -> -2,
-  2.5 -> 3, -2.5 -> -3, 2.504549 -> 3, -0.9999 -> -1). Computed as trunc(x) + sign(x) where |x - trunc(x)| >= 0.5
-  (exact: x - trunc(x) is exact in float32; the naive floor(|x| + 0.5) rounds 0.49999997 up to 1).
+  (the DML_ROUNDING_MODE page; DirectML's vectors float32_toward_infinity: 0.5 -> 1, -1.5 -> -2, 2.5 -> 3, -2.5 -> -3,
+  2.504549 -> 3, -0.9999 -> -1). DirectML computes it as x >= 0 ? floor(x + 0.5) : ceil(x - 0.5) in float32, the
+  sum rounded before the floor (sample_specials_toward_infinity): 0.49999997 + 0.5 rounds to 1, so 0.49999997 gives
+  1, and 8388609 + 0.5 rounds to 8388610 (ties to even above 2**23), so 8388609 gives 8388610, where the exact
+  rounding keeps 0 and 8388609; -0 takes the first branch and gives +0 (float32/float16_toward_infinity [3],
+  sample_specials_toward_infinity [0]) while -0.25 gives ceil(-0.75) = -0. dmlops computes that formula, FLOAT16
+  in float32 (exact there: x + 0.5 needs at most 17 bits). NaN and ±inf are kept.
 
-Signed zeros, from the vectors: -0 stays -0 in the first two modes, but TOWARD_INFINITY turns -0 into +0
-(float32_toward_infinity and float16_toward_infinity [3]) while a negative x that rounds to zero keeps -0 (-0.0857559
--> -0 in the same case): dmlops selects +0 exactly where x is ±0. NaN and ±inf are kept in every mode.
+Signed zeros in the other modes, from the vectors: -0 stays -0. NaN and ±inf are kept in every mode.
 """
 from __future__ import annotations
 
@@ -27,7 +29,7 @@ def _mode(desc) -> RoundingMode:
 
 
 def reference(desc, x):
-    """np.round (ties to even), np.trunc, or trunc + sign where the fraction is at least one half."""
+    """np.round (ties to even), np.trunc, or x >= 0 ? floor(x + 0.5) : ceil(x - 0.5) in float32."""
     v = x["InputTensor"]
     mode = _mode(desc)
     if mode == RoundingMode.HALVES_TO_NEAREST_EVEN:
@@ -35,13 +37,13 @@ def reference(desc, x):
     t = np.trunc(v)
     if mode == RoundingMode.TOWARD_ZERO:
         return {"OutputTensor": t}
-    with np.errstate(invalid="ignore"):  # inf - inf: the fraction of ±inf is NaN, and ±inf is kept
-        r = np.where(np.abs(v - t) >= 0.5, t + np.sign(v), t)
-        return {"OutputTensor": np.where(v == 0, v.dtype.type(0), r).astype(v.dtype)}
+    f, half = v.astype(np.float32), np.float32(0.5)
+    with np.errstate(invalid="ignore"):  # NaN >= 0 is False: ceil(NaN - 0.5) keeps NaN
+        return {"OutputTensor": np.where(f >= 0, np.floor(f + half), np.ceil(f - half)).astype(v.dtype)}
 
 
 def to_onnx(desc, g, x):
-    """Round; Floor(|x|) with x's sign; or that truncation plus Sign(x) where |x - trunc(x)| >= 0.5."""
+    """Round; Floor(|x|) with x's sign; or x >= 0 ? Floor(x + 0.5) : Ceil(x - 0.5) in float32."""
     v = x["InputTensor"]
     mode = _mode(desc)
     if mode == RoundingMode.HALVES_TO_NEAREST_EVEN:
@@ -50,15 +52,16 @@ def to_onnx(desc, g, x):
     if mode == RoundingMode.TOWARD_ZERO:
         return {"OutputTensor": t}
     dtype = g.dtype(v)
-    half = g.node("GreaterOrEqual", [g.node("Abs", [g.node("Sub", [v, t])]), ew.onnx_const(g, 0.5, dtype)],
-                  dtype=np.bool_)
-    r = g.node("Where", [half, g.node("Add", [t, g.node("Sign", [v])]), t], dtype=dtype)
-    zero = ew.onnx_const(g, 0, dtype)
-    return {"OutputTensor": g.node("Where", [g.node("Equal", [v, zero], dtype=np.bool_), zero, r], dtype=dtype)}
+    f = g.cast(v, np.float32)
+    half, zero = ew.onnx_const(g, 0.5, np.float32), ew.onnx_const(g, 0, np.float32)
+    up = g.node("Floor", [g.node("Add", [f, half])])  # never -0: x + 0.5 >= 0.5 where it is taken
+    down = g.node("Ceil", [g.node("Sub", [f, half])])  # -0 for x in (-0.5, 0)
+    r = ew.onnx_where(g, g.node("GreaterOrEqual", [f, zero], dtype=np.bool_), up, down)
+    return {"OutputTensor": g.cast(r, dtype)}
 
 
 def to_torch(desc, torch, x):
-    """torch.round; ceil/floor by sign; or that truncation plus sign(x) where the fraction is at least one half."""
+    """torch.round; ceil/floor by sign; or x >= 0 ? floor(x + 0.5) : ceil(x - 0.5) in float32."""
     v = x["InputTensor"]
     mode = _mode(desc)
     if mode == RoundingMode.HALVES_TO_NEAREST_EVEN:
@@ -66,8 +69,9 @@ def to_torch(desc, torch, x):
     t = ar.torch_trunc(torch, v)
     if mode == RoundingMode.TOWARD_ZERO:
         return {"OutputTensor": t}
-    r = torch.where((v - t).abs() >= 0.5, t + torch.sign(v), t)
-    return {"OutputTensor": torch.where(v == 0, torch.zeros_like(r), r)}
+    f = v.to(torch.float32)
+    r = torch.where(f >= 0, torch.floor(f + 0.5), torch.ceil(f - 0.5))
+    return {"OutputTensor": r.to(v.dtype)}
 
 
 def _samples():
@@ -89,7 +93,9 @@ def _samples():
         Sample("docs_table_toward_infinity", make(RoundingMode.TOWARD_INFINITY), {"InputTensor": values},
                {"OutputTensor": np.array([-3, -2, -2, -1, 0, 1, 2, 2, 3], np.float32)}, **exact),
         # -0 stays -0 (toward infinity: +0, as DirectML's vectors show); 0.49999997 (the float below 0.5) rounds to 0
-        # in every mode; -0.25 -> -0; 8388609 (2**23 + 1, already integral) stays; NaN and ±inf stay.
+        # but toward infinity, where 0.49999997 + 0.5 rounds to 1 first; -0.25 -> -0; 8388609 (2**23 + 1, already
+        # integral) stays but toward infinity, where 8388609.5 rounds to 8388610 first (DirectML's
+        # sample_specials_toward_infinity); NaN and ±inf stay.
         Sample("specials_halves_to_nearest_even", make(RoundingMode.HALVES_TO_NEAREST_EVEN), {"InputTensor": specials},
                {"OutputTensor": np.array([-0.0, 0, -0.0, 0, -0.0, 8388609, np.nan, np.inf, -np.inf], np.float32)},
                **exact),
@@ -97,7 +103,7 @@ def _samples():
                {"OutputTensor": np.array([-0.0, 0, -0.0, 0, -0.0, 8388609, np.nan, np.inf, -np.inf], np.float32)},
                **exact),
         Sample("specials_toward_infinity", make(RoundingMode.TOWARD_INFINITY), {"InputTensor": specials},
-               {"OutputTensor": np.array([0, 1, -1, 0, -0.0, 8388609, np.nan, np.inf, -np.inf], np.float32)},
+               {"OutputTensor": np.array([0, 1, -1, 1, -0.0, 8388610, np.nan, np.inf, -np.inf], np.float32)},
                **exact),
         Sample("broadcast", ew.unary_desc(cls, "FLOAT32", [2, 3], strides=[0, 1],
                                           rounding_mode=RoundingMode.TOWARD_INFINITY),
