@@ -2,8 +2,9 @@
 
     dmlops ops [--feature-level X]                   list operator types (those X allows)
     dmlops describe OP [--feature-level X]           fields, defaults, support tiers, constraints
-    dmlops validate FILE.json [--feature-level X] [--json]
-                                                     exit 0 when valid, 1 with every problem listed
+    dmlops validate FILE.json [--feature-level X] [--json] [--run [--backend B] [--device D]]
+                                                     exit 0 when valid, 1 with every problem listed;
+                                                     --run runs a DxDispatch model's commands
     dmlops demo [--steps N]                          seed operators on every backend and device, checked
                                                      against the reference; then a small training run
     dmlops devices [--json]                          DirectML adapters: name, memory, feature level, FLOAT16/64
@@ -109,21 +110,47 @@ def cmd_describe(args) -> int:
 
 
 def cmd_validate(args) -> int:
-    from .jsonio import load
+    from .jsonio import dispatchable_from_json, load_document, model_from_json
     from .validation import problems
 
+    if not args.run and (args.backend or args.device):
+        raise DmlOpsError("validate: --backend and --device choose where --run runs the model; add --run.")
     level = args.feature_level or FeatureLevel.latest()
-    desc = load(args.file)
-    found = problems(desc, level)
-    if args.json:
-        print(json.dumps({"file": args.file, "operator": desc.OPERATOR_TYPE, "feature_level": level.dml_name,
-                          "valid": not found, "problems": [p.to_dict() for p in found]}, indent=2))
-    elif found:
-        print(f"{args.file}: {desc.OPERATOR_TYPE} is invalid at {level.dml_name} ({len(found)} problem(s)):")
-        for p in found:
-            print(f"  - {p}")
+    document = load_document(args.file)  # at most jsonio.MAX_FILE_BYTES (64 MiB)
+    model = None
+    if isinstance(document, dict) and "dispatchables" in document:
+        from pathlib import Path
+
+        model = model_from_json(document, "$", Path(args.file).parent)
+        dispatchable = model.dispatchable
     else:
-        print(f"{args.file}: {desc.OPERATOR_TYPE} is valid at {level.dml_name}.")
+        dispatchable = dispatchable_from_json(document)
+    desc = dispatchable.desc
+    found = problems(desc, level)
+    report: dict = {"file": args.file, "operator": desc.OPERATOR_TYPE, "feature_level": level.dml_name,
+                    "valid": not found, "problems": [p.to_dict() for p in found]}
+    if dispatchable.execution_flags or dispatchable.compile_type != "DmlCompileOp":  # what DxDispatch compiles with
+        report["executionFlags"] = ["DML_EXECUTION_FLAG_" + n for n in dispatchable.execution_flags.names()]
+        report["dmlCompileType"] = dispatchable.compile_type
+    lines = []
+    if found:
+        lines.append(f"{args.file}: {desc.OPERATOR_TYPE} is invalid at {level.dml_name} ({len(found)} problem(s)):")
+        lines.extend(f"  - {p}" for p in found)
+    else:
+        lines.append(f"{args.file}: {desc.OPERATOR_TYPE} is valid at {level.dml_name}.")
+    if args.run and not found:
+        from .dxdispatch import run
+
+        if model is None:
+            raise DmlOpsError(f"{args.file}: --run needs a DxDispatch model (resources, dispatchables, commands); "
+                              "this is a single operator.")
+        result = run(model, args.backend or "onnxruntime", args.device, level)
+        report["run"] = {"backend": result.backend, "device": result.device, "printed": result.printed,
+                         "notes": result.notes}
+        lines.append(f"ran its commands on {result.backend} ({result.device}):")
+        lines.extend(result.printed)
+        lines.extend(f"note: {n}" for n in result.notes)
+    print(json.dumps(report, indent=2) if args.json else "\n".join(lines))
     return 1 if found else 0
 
 
@@ -155,9 +182,16 @@ def build_parser() -> argparse.ArgumentParser:
     describe.set_defaults(func=cmd_describe)
 
     validate = sub.add_parser("validate", help="validate a DxDispatch-style JSON operator descriptor")
-    validate.add_argument("file", help="JSON file: {\"type\": \"DML_OPERATOR_...\", \"desc\": {...}}")
+    validate.add_argument("file", help="JSON file (read up to 64 MiB): {\"type\": \"DML_OPERATOR_...\", \"desc\": "
+                                       "{...}}, a DxDispatch model or one of its DML dispatchables")
     validate.add_argument("--feature-level", type=_level, help=level_help + " (default: the newest, 6.4)")
     validate.add_argument("--json", action="store_true", help="machine-readable output")
+    validate.add_argument("--run", action="store_true",
+                          help="when valid, run a DxDispatch model's commands: its resources bound as its bindings "
+                               "say, its print commands printed")
+    validate.add_argument("--backend", choices=("onnxruntime", "torch", "reference", "directml"),
+                          help="where --run runs (default onnxruntime)")
+    validate.add_argument("--device", help="device for --run: cpu, cuda[:N], dml[:N] (default: the best available)")
     validate.set_defaults(func=cmd_validate)
 
     demo = sub.add_parser("demo", help="run the seed operators on every backend and device, then train a classifier")

@@ -5,10 +5,14 @@ One operator is ``{"type": "DML_OPERATOR_GRU", "desc": {"InputTensor": {"DataTyp
 (``FLOAT32``, ``FORWARD``) or full (``DML_RECURRENT_NETWORK_DIRECTION_FORWARD``); optional members
 may be omitted; count members (``ActivationDescCount``) may be omitted and are checked when given.
 Nested operator descs are ``{"Type": "DML_OPERATOR_ACTIVATION_ELU", "Desc": {"Alpha": 0.5}}`` or, as
-DxDispatch also accepts, ``{"Type": "ACTIVATION_ELU", "Alpha": 0.5}``. A whole DxDispatch model
-file with a single DML dispatchable is accepted too. As DxDispatch's parser reads them: a tensor may be written
-in DML_TENSOR_DESC's long form ``{"Type": "DML_TENSOR_TYPE_BUFFER", "Desc": {"DataType": ..., "Sizes": ...}}``,
-``"TotalTensorSizeInBytes": 0`` means "compute it", and text may hold // and /* */ comments and trailing commas.
+DxDispatch also accepts, ``{"Type": "ACTIVATION_ELU", "Alpha": 0.5}``. A whole DxDispatch model file with a single
+DML operator dispatchable is accepted too, and so is that dispatchable's own object: next to its type and desc it may
+hold what DxDispatch's parser reads there, ``dmlCompileType``, ``executionFlags`` and ``bindings``, checked as
+dmlops.dxdispatch describes (which also reads the model's resources and commands, and runs them). As DxDispatch's
+parser reads them: a tensor may be written in DML_TENSOR_DESC's long form ``{"Type": "DML_TENSOR_TYPE_BUFFER",
+"Desc": {"DataType": ..., "Sizes": ...}}``, ``"TotalTensorSizeInBytes": 0`` means "compute it" (a size given as 0,
+which is invalid, is written and read as ``"explicit 0"``), and text may hold // and /* */ comments and trailing
+commas. A file is read up to MAX_FILE_BYTES (64 MiB).
 
 Writing is dmlops.jsonout's (``to_json`` and ``dumps`` here are its own); reading builds the generated classes.
 Every error is a DescriptorError whose path is the JSON path of the offending value (``$.desc.Direction``).
@@ -17,16 +21,24 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
+from typing import Any
 
 from . import schema as _schema
 from .base import OperatorDesc
 from .errors import DescriptorError
-from .jsonout import dumps, to_json
+from .jsonout import EXPLICIT_ZERO, dumps, to_json
 from .types import DataType, ScaleBias, Size2D, TensorDesc, TensorFlags
 
-__all__ = ["to_json", "dumps", "from_json", "loads", "load", "graph_to_json", "graph_from_json"]
+__all__ = ["to_json", "dumps", "from_json", "loads", "load", "load_document", "graph_to_json", "graph_from_json",
+           "load_model", "model_from_json", "dispatchable_from_json", "Model", "Dispatchable", "Command", "Binding",
+           "MAX_FILE_BYTES"]
+
+# The most bytes dmlops reads from one JSON file (a descriptor is a few KiB; a DxDispatch model with its initial
+# values inline, rarely a few MiB). A larger file, or an endless one such as /dev/zero, is refused after reading
+# one byte more than this.
+MAX_FILE_BYTES = 64 << 20
 
 _TENSOR_KEYS = ("Type", "DataType", "Flags", "DimensionCount", "Sizes", "Strides", "TotalTensorSizeInBytes",
                 "GuaranteedBaseOffsetAlignment")
@@ -38,10 +50,12 @@ def from_json(document, path: str = "$") -> OperatorDesc:
     if isinstance(document, str):
         return loads(document, path)
     if isinstance(document, dict) and "dispatchables" in document:
-        return _from_model(document, path)
+        return model_from_json(document, path).dispatchable.desc
     if not isinstance(document, dict):
         raise DescriptorError(path, f"expected an object with 'type' and 'desc'; got {_kind(document)}.")
-    return _operator(document, path, nested=False)
+    if any(k in document for k in DISPATCHABLE_KEYS):  # a DxDispatch dispatchable's own object
+        return dispatchable_from_json(document, path).desc
+    return _operator(document, path, nested=False, allowed=DISPATCHABLE_KEYS)
 
 
 def loads(text: str, source: str = "$") -> OperatorDesc:
@@ -85,33 +99,38 @@ def _parse(text: str, source: str):
 
 
 def load(path) -> OperatorDesc:
-    """An operator descriptor from a JSON file."""
+    """An operator descriptor from a JSON file (a descriptor, a DxDispatch model or one of its dispatchables)."""
+    return from_json(load_document(path))
+
+
+def load_document(path, max_bytes: int | None = None):
+    """The parsed JSON of a file (comments and trailing commas allowed), reading at most ``max_bytes`` of it
+    (default MAX_FILE_BYTES): a larger or endless file (/dev/zero) is a DescriptorError giving the limit, as are
+    unreadable and non-UTF-8 files."""
+    max_bytes = MAX_FILE_BYTES if max_bytes is None else max_bytes
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        with open(p, "rb") as f:
+            raw = f.read(max_bytes + 1)
     except OSError as e:
-        raise DescriptorError(str(p), f"cannot read the file ({e.strerror}).") from None
+        raise DescriptorError(str(p), f"cannot read the file ({e.strerror or e}).") from None
+    if len(raw) > max_bytes:
+        raise DescriptorError(str(p), f"the file is larger than {_size_text(max_bytes)}, the most dmlops reads of a "
+                                      "JSON document.")
+    try:
+        text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise DescriptorError(str(p), "is not UTF-8 text.") from None
-    return from_json(_parse(text, str(p)))
+    return _parse(text.removeprefix("\ufeff"), str(p))
 
 
-def _from_model(document: dict, path: str) -> OperatorDesc:
-    dispatchables = document["dispatchables"]
-    if not isinstance(dispatchables, dict):
-        raise DescriptorError(f"{path}.dispatchables", f"expected an object; got {_kind(dispatchables)}.")
-    dml = {name: d for name, d in dispatchables.items()
-           if isinstance(d, dict) and str(d.get("type", "")).upper() not in ("HLSL", "ONNX")}
-    if len(dml) != 1:
-        names = ", ".join(dml) or "none"
-        raise DescriptorError(f"{path}.dispatchables",
-                              f"expected exactly one DML operator dispatchable; found {len(dml)} ({names}).")
-    name, d = next(iter(dml.items()))
-    return _operator(d, f"{path}.dispatchables.{name}", nested=False, allowed=_DISPATCHABLE_KEYS)
+def _size_text(nbytes: int) -> str:
+    return f"{nbytes} bytes ({nbytes >> 20} MiB)" if nbytes >= 1 << 20 and not nbytes % (1 << 20) else f"{nbytes} bytes"
 
 
-# Keys a DxDispatch DML dispatchable may carry next to its type and desc (DxDispatch's JSON model format).
-_DISPATCHABLE_KEYS = ("executionFlags", "bindPoints")
+# The keys DxDispatch's parser reads on a DML operator dispatchable besides its type and desc (JsonParsers.cpp,
+# ParseModelDmlDispatchableDesc); dmlops.dxdispatch checks their values.
+DISPATCHABLE_KEYS = ("dmlCompileType", "executionFlags", "bindings")
 
 
 def _kind(value) -> str:
@@ -144,7 +163,8 @@ def _operator(obj: dict, path: str, nested: bool, allowed=()) -> OperatorDesc:
         desc_path = f"{path}.{desc_key}"
         extra = [k for k in obj if k not in (type_key, desc_key, *allowed)]
         if extra:
-            raise DescriptorError(f"{path}.{extra[0]}", f"unexpected key next to '{type_key}' and '{desc_key}'.")
+            also = f" (allowed besides them: {', '.join(allowed)})" if allowed else ""
+            raise DescriptorError(f"{path}.{extra[0]}", f"unexpected key next to '{type_key}' and '{desc_key}'{also}.")
     if not isinstance(fields, dict):
         raise DescriptorError(desc_path, f"expected an object of {s.struct_name} fields; got {_kind(fields)}.")
 
@@ -249,8 +269,13 @@ def _tensor(value, path: str) -> TensorDesc:
         raise DescriptorError(f"{path}.DimensionCount", f"{obj['DimensionCount']} does not match the {len(sizes)} Sizes.")
     flags = TensorFlags.parse(obj.get("Flags", 0), f"{path}.Flags")
     total = obj.get("TotalTensorSizeInBytes")
-    total = None if total is None else _integer(total, f"{path}.TotalTensorSizeInBytes")
-    total = total or None  # 0 means "compute it" (DxDispatch: DMLCalcBufferTensorSize)
+    if total == EXPLICIT_ZERO:  # what dmlops writes for a size given as 0, which 0 itself cannot say
+        total = 0
+    elif total is not None:
+        if isinstance(total, str):
+            raise DescriptorError(f"{path}.TotalTensorSizeInBytes", f"expected an integer (0: compute it) or "
+                                                                   f"{EXPLICIT_ZERO!r}; got {total!r}.")
+        total = _integer(total, f"{path}.TotalTensorSizeInBytes") or None  # 0: compute it (DMLCalcBufferTensorSize)
     align = _integer(obj.get("GuaranteedBaseOffsetAlignment", 0), f"{path}.GuaranteedBaseOffsetAlignment")
     try:
         return TensorDesc(data_type, sizes, strides, flags, total, align)
@@ -285,6 +310,223 @@ def _number(value, path: str) -> float | int:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise DescriptorError(path, f"expected a number; got {_kind(value)}.")
     return value
+
+
+# ---------------------------------------------------------------------------------------------- DxDispatch models
+# A model is {"resources": {...}, "dispatchables": {...}, "commands": [...]} (plus "$schema"); dmlops takes one DML
+# operator dispatchable per model (HLSL, ONNX and dmlSerializedGraph ones are skipped when choosing it). Beside its
+# type and desc, DxDispatch's parser (JsonParsers.cpp, ParseModelDmlDispatchableDesc) reads on it:
+#   dmlCompileType  "DmlCompileOp" (default) or "DmlCompileGraph": IDMLDevice::CompileOperator, or a one-node graph;
+#   executionFlags  a DML_EXECUTION_FLAGS name or an array of names (short or full), OR'd: CompileOperator's flags;
+#   bindings        the initialization bindings {tensor: resource}, for OWNED_BY_DML inputs (DirectML reads them once,
+#                   at initialization); a dispatch command's "bindings" bind every other tensor at execution.
+# A binding is a resource name, an object {"name", "elementOffset", "elementSizeInBytes", "elementCount", "format",
+# "counter", "counterOffsetBytes", "shape"} or an array of those (one per tensor of a tensor array such as JOIN's
+# InputTensors). Binding keys must be tensors present in the desc; resource names must exist. Keys DxDispatch does
+# not read are refused with their JSON path (DxDispatch ignores them: a misspelt key would change nothing, silently).
+# dmlops.dxdispatch.run creates the resources and runs the commands.
+COMPILE_TYPES = ("DmlCompileOp", "DmlCompileGraph")
+MODEL_KEYS = ("$schema", "resources", "dispatchables", "commands")
+BINDING_KEYS = ("name", "format", "elementCount", "elementSizeInBytes", "elementOffset", "counter",
+                "counterOffsetBytes", "shape")
+# Dispatchable types DxDispatch parses as something other than a DML operator (compared without case, as it does).
+OTHER_DISPATCHABLES = ("hlsl", "onnx", "dmlserializedgraph")
+
+
+@dataclass(frozen=True)
+class Binding:
+    """One resource bound to a tensor: ``elementOffset`` elements of ``elementSizeInBytes`` (default: the resource's
+    element size) into the resource; the other DxDispatch binding members are checked but not used for DML tensors."""
+
+    resource: str
+    element_offset: int = 0
+    element_size_in_bytes: int | None = None
+    element_count: int | None = None
+
+
+Bindings = dict[str, tuple[Binding, ...]]
+
+
+@dataclass(frozen=True)
+class Dispatchable:
+    """A DML operator dispatchable: the descriptor and what DxDispatch reads beside it."""
+
+    desc: OperatorDesc
+    name: str | None = None
+    execution_flags: Any = 0  # an ExecutionFlags (dmlops.enums); 0 is DML_EXECUTION_FLAG_NONE
+    compile_type: str = "DmlCompileOp"
+    bindings: Bindings = field(default_factory=dict)  # initialization bindings (OWNED_BY_DML inputs)
+
+
+@dataclass(frozen=True)
+class Command:
+    """A command of the model: ``type`` as written, ``path`` its JSON path, and for a dispatch of the DML operator
+    dispatchable its bindings (``dispatchable`` names the dispatchable it runs; None for other commands)."""
+
+    type: str
+    path: str
+    dispatchable: str | None = None
+    bindings: Bindings = field(default_factory=dict)
+    resource: str | None = None  # a print command's resource
+
+
+@dataclass(frozen=True)
+class Model:
+    """A DxDispatch model with one DML operator dispatchable (``dispatchable``)."""
+
+    dispatchable: Dispatchable
+    resources: dict
+    commands: tuple[Command, ...]
+    path: str = "$"
+    folder: Path | None = None  # where sourcePath files are looked up
+
+
+def load_model(path) -> Model:
+    """A DxDispatch model from a file (read up to MAX_FILE_BYTES)."""
+    return model_from_json(load_document(path), str(path), Path(path).parent)
+
+
+def model_from_json(document, path: str = "$", folder: Path | None = None) -> Model:
+    """A Model from a parsed DxDispatch model document; errors are DescriptorErrors naming the JSON path."""
+    doc = _object(document, path, MODEL_KEYS)
+    resources = doc.get("resources", {})
+    if not isinstance(resources, dict):
+        raise DescriptorError(f"{path}.resources", f"expected an object of resources; got {_kind(resources)}.")
+    dispatchables = doc.get("dispatchables")
+    if not isinstance(dispatchables, dict):
+        raise DescriptorError(f"{path}.dispatchables", f"expected an object; got {_kind(dispatchables)}.")
+    for name, d in dispatchables.items():
+        if not isinstance(d, dict):
+            raise DescriptorError(f"{path}.dispatchables.{name}", f"expected an object; got {_kind(d)}.")
+    dml = [name for name, d in dispatchables.items() if str(d.get("type", "")).lower() not in OTHER_DISPATCHABLES]
+    if len(dml) != 1:
+        raise DescriptorError(f"{path}.dispatchables", f"expected exactly one DML operator dispatchable; found "
+                                                       f"{len(dml)} ({', '.join(dml) or 'none'}).")
+    name = dml[0]
+    dispatchable = dispatchable_from_json(dispatchables[name], f"{path}.dispatchables.{name}", name, resources)
+    commands = []
+    for i, c in enumerate(_array(doc.get("commands", []), f"{path}.commands")):
+        cpath = f"{path}.commands[{i}]"
+        if not isinstance(c, dict) or not isinstance(c.get("type"), str):
+            raise DescriptorError(cpath, "expected an object with a 'type' string.")
+        ctype = c["type"]
+        if ctype == "dispatch":
+            target = c.get("dispatchable")
+            if not isinstance(target, str) or target not in dispatchables:
+                raise DescriptorError(f"{cpath}.dispatchable", f"expected the name of a dispatchable "
+                                                               f"({', '.join(dispatchables)}); got {target!r}.")
+            if "bindings" not in c:
+                raise DescriptorError(f"{cpath}.bindings", "required for a dispatch command.")
+            bindings = (_bindings(c["bindings"], f"{cpath}.bindings", dispatchable.desc, resources)
+                        if target == name else {})
+            commands.append(Command(ctype, cpath, target, bindings))
+        elif ctype == "print":
+            resource = c.get("resource")
+            if not isinstance(resource, str) or resource not in resources:
+                raise DescriptorError(f"{cpath}.resource", f"expected the name of a resource "
+                                                           f"({', '.join(resources) or 'none'}); got {resource!r}.")
+            commands.append(Command(ctype, cpath, resource=resource))
+        else:
+            commands.append(Command(ctype, cpath))
+    return Model(dispatchable, resources, tuple(commands), path, folder)
+
+
+def dispatchable_from_json(obj, path: str = "$", name: str | None = None, resources: dict | None = None) -> Dispatchable:
+    """A DML operator dispatchable's object: its operator, ``dmlCompileType``, ``executionFlags`` and ``bindings``,
+    each checked as DxDispatch reads it; ``resources`` (a model's) lets binding names be checked."""
+    if not isinstance(obj, dict):
+        raise DescriptorError(path, f"expected an object with 'type' and 'desc'; got {_kind(obj)}.")
+    desc = _operator(obj, path, nested=False, allowed=DISPATCHABLE_KEYS)
+    compile_type = obj.get("dmlCompileType", "DmlCompileOp")
+    if compile_type not in COMPILE_TYPES:
+        raise DescriptorError(f"{path}.dmlCompileType", f"{compile_type!r} is not a DmlCompileType (allowed: "
+                                                        f"{', '.join(COMPILE_TYPES)}).")
+    flags = _execution_flags(obj.get("executionFlags", "DML_EXECUTION_FLAG_NONE"), f"{path}.executionFlags")
+    bindings = _bindings(obj["bindings"], f"{path}.bindings", desc, resources) if "bindings" in obj else {}
+    return Dispatchable(desc, name, flags, compile_type, bindings)
+
+
+def _execution_flags(value, path: str):
+    """DML_EXECUTION_FLAGS from a name or an array of names, as DxDispatch's ParseFlags (no numbers)."""
+    from .enums import ExecutionFlags
+
+    items = value if isinstance(value, list) else [value]
+    if not isinstance(value, (str, list)):
+        raise DescriptorError(path, f"expected a DML_EXECUTION_FLAGS name or an array of them; got {_kind(value)}.")
+    flags = ExecutionFlags(0)
+    for i, item in enumerate(items):
+        where = f"{path}[{i}]" if isinstance(value, list) else path
+        if not isinstance(item, str):
+            raise DescriptorError(where, f"expected a DML_EXECUTION_FLAGS name; got {_kind(item)}.")
+        flags |= ExecutionFlags.parse(item, where)
+    return flags
+
+
+def _tensor_slots(desc: OperatorDesc) -> dict[str, int | None]:
+    """Tensor fields present in ``desc``: None for a single tensor, the count for a tensor array; absent optional
+    tensors are left out."""
+    out: dict[str, int | None] = {}
+    for f in desc.schema().fields:
+        if not f.is_tensor:
+            continue
+        value = getattr(desc, f.py_name)
+        if f.type == "TENSOR_DESC_ARRAY":
+            out[f.name] = len(value)
+        elif value is not None:
+            out[f.name] = None
+    return out
+
+
+def _bindings(value, path: str, desc: OperatorDesc, resources: dict | None) -> Bindings:
+    if not isinstance(value, dict):
+        raise DescriptorError(path, f"expected an object of tensor bindings; got {_kind(value)}.")
+    slots = _tensor_slots(desc)
+    op = desc.OPERATOR_TYPE
+    out: Bindings = {}
+    for tensor, source in value.items():
+        where = f"{path}.{tensor}"
+        if tensor not in slots:
+            known = {f.name for f in desc.schema().fields if f.is_tensor}
+            why = (f"{op}'s desc has no {tensor} (an absent optional tensor takes no binding)" if tensor in known
+                   else f"{op} has no tensor {tensor}")
+            raise DescriptorError(where, f"{why}; tensors: {', '.join(slots)}.")
+        items = source if isinstance(source, list) else [source]
+        bound = tuple(_binding(b, f"{where}[{i}]" if isinstance(source, list) else where, resources)
+                      for i, b in enumerate(items))
+        want = slots[tensor] if slots[tensor] is not None else 1
+        if len(bound) != want:
+            raise DescriptorError(where, f"{len(bound)} resource(s) bound; {op}.{tensor} takes {want}.")
+        out[tensor] = bound
+    return out
+
+
+def _binding(value, path: str, resources: dict | None) -> Binding:
+    obj: dict = {}
+    if isinstance(value, str):
+        name = value
+    elif isinstance(value, dict):
+        obj = _object(value, path, BINDING_KEYS)
+        found = obj.get("name")
+        if not isinstance(found, str):
+            raise DescriptorError(f"{path}.name", f"expected a resource name; got {_kind(found)}.")
+        name = found
+        for key in ("format", "counter"):
+            if key in obj and not isinstance(obj[key], str):
+                raise DescriptorError(f"{path}.{key}", f"expected a string; got {_kind(obj[key])}.")
+        for key in ("elementCount", "elementSizeInBytes", "elementOffset", "counterOffsetBytes"):
+            if key in obj and _integer(obj[key], f"{path}.{key}") < 0:
+                raise DescriptorError(f"{path}.{key}", f"expected an unsigned integer; got {obj[key]}.")
+        for i, s in enumerate(_array(obj.get("shape", []), f"{path}.shape")):
+            _integer(s, f"{path}.shape[{i}]")
+    else:
+        raise DescriptorError(path, f"expected a resource name, a binding object or an array of them; got "
+                                    f"{_kind(value)}.")
+    if resources is not None and name not in resources:
+        raise DescriptorError(path, f"no resource named {name!r} (resources: {', '.join(resources) or 'none'}).")
+    size = obj.get("elementSizeInBytes")
+    count = obj.get("elementCount")
+    return Binding(name, int(obj.get("elementOffset", 0)), None if size is None else int(size),
+                   None if count is None else int(count))
 
 
 # ---------------------------------------------------------------------------------------------- graphs

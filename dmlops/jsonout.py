@@ -10,6 +10,10 @@ import json
 from .core import OperatorDescCore
 from .types import DataType, DmlEnum, DmlFlags, ScaleBias, Size2D, TensorDesc
 
+# DxDispatch reads "TotalTensorSizeInBytes": 0 as "compute it", so a size given as 0 (invalid: validation reports it)
+# is written as this string, which dmlops.jsonio reads back as 0 and DxDispatch refuses (it is no number).
+EXPLICIT_ZERO = "explicit 0"
+
 
 def to_json(desc: OperatorDescCore) -> dict:
     """``{"type": "DML_OPERATOR_...", "desc": {...}}`` for an operator descriptor."""
@@ -57,7 +61,7 @@ def _tensor_json(t: TensorDesc) -> dict[str, object]:
     if t.flags:
         out["Flags"] = t.flags.names()
     if t.total_tensor_size_in_bytes != t.minimum_size_in_bytes:
-        out["TotalTensorSizeInBytes"] = t.total_tensor_size_in_bytes
+        out["TotalTensorSizeInBytes"] = t.total_tensor_size_in_bytes or EXPLICIT_ZERO
     if t.guaranteed_base_offset_alignment:
         out["GuaranteedBaseOffsetAlignment"] = t.guaranteed_base_offset_alignment
     return out

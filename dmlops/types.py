@@ -73,7 +73,9 @@ class DmlFlags(enum.IntFlag):
             if value & ~sum(m.value for m in cls) == 0:
                 return cls(value)
         elif isinstance(value, str):
-            return cls.parse([value], path)
+            name = value[len(cls.dml_prefix()):] if value.startswith(cls.dml_prefix()) else value
+            if name in cls.__members__:
+                return cls.__members__[name]
         elif isinstance(value, (list, tuple)):
             result = cls(0)
             for item in value:

@@ -70,7 +70,8 @@ def test_a_nested_operator_must_be_an_activation_at_any_depth():
 
 def test_from_json_takes_json_text_and_refuses_unknown_top_level_keys():
     assert dmlops.from_json(json.dumps(_relu_doc())) == dmlops.from_json(_relu_doc())
-    with pytest.raises(dmlops.DescriptorError, match=r"^\$\.Bogus: unexpected key next to 'type' and 'desc'\.$"):
+    with pytest.raises(dmlops.DescriptorError, match=r"^\$\.Bogus: unexpected key next to 'type' and 'desc' \(allowed "
+                                                     r"besides them: dmlCompileType, executionFlags, bindings\)\.$"):
         dmlops.from_json(_relu_doc(Bogus=1))
     with pytest.raises(dmlops.DescriptorError, match=r"^\$: malformed JSON at line 1, column 2"):
         dmlops.from_json("{")
@@ -80,7 +81,8 @@ def test_from_json_takes_json_text_and_refuses_unknown_top_level_keys():
     ("[" * 10000 + "]" * 10000, "JSON nested too deeply to read (a descriptor nests a few levels)."),
     ('{"type": "ELEMENT_WISE_CLIP", "desc": {"Min": 1' + "0" * 5000 + "}}",
      "a JSON integer is too long to read (thousands of digits)."),
-    (json.dumps(_relu_doc(Bogus=1)), "$.Bogus: unexpected key next to 'type' and 'desc'."),
+    (json.dumps(_relu_doc(Bogus=1)), "$.Bogus: unexpected key next to 'type' and 'desc' (allowed besides them: "
+                                     "dmlCompileType, executionFlags, bindings)."),
 ])
 def test_the_cli_answers_unreadable_documents_with_one_line_and_exit_2(tmp_path, capsys, text, message):
     from dmlops import cli

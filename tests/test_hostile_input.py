@@ -156,3 +156,65 @@ def test_every_constant_counts_toward_the_bound(monkeypatch):
         dmlops.compile(desc, "onnxruntime")
     small = desc.replace(output_tensor=TensorDesc("FLOAT32", [8, 8]))
     assert dmlops.run(small, backend="onnxruntime")["OutputTensor"].trace() == 8
+
+
+# ------------------------------------------------------------------------------ JSON round trips
+def test_a_json_round_trip_keeps_a_total_tensor_size_of_0_and_so_the_problem():
+    """TotalTensorSizeInBytes given as 0 was written as 0, which DxDispatch's JSON reads as "compute it": the round
+    trip turned an invalid descriptor valid. It is written as "explicit 0" and read back as 0."""
+    desc = dmlops.ActivationRelu(input_tensor=TensorDesc("FLOAT32", [2], total_tensor_size_in_bytes=0),
+                                 output_tensor=T)
+    problem = ["ACTIVATION_RELU.InputTensor: TotalTensorSizeInBytes 0 is smaller than the 8 bytes that Sizes [2] and "
+               "Strides [1] need."]
+    assert [str(p) for p in dmlops.problems(desc, "6.4")] == problem
+    document = dmlops.to_json(desc)
+    assert document["desc"]["InputTensor"]["TotalTensorSizeInBytes"] == "explicit 0"
+    back = dmlops.from_json(json.loads(json.dumps(document)))
+    assert back == desc and back.input_tensor.total_tensor_size_in_bytes == 0
+    assert [str(p) for p in dmlops.problems(back, "6.4")] == problem
+    graph = dmlops.graph.GraphDesc.single(desc)
+    assert dmlops.jsonio.graph_from_json(dmlops.jsonio.graph_to_json(graph)) == graph
+
+
+def test_total_tensor_size_0_in_a_file_still_means_compute_it_and_other_strings_are_refused():
+    doc = {"type": "ACTIVATION_RELU", "desc": {
+        "InputTensor": {"DataType": "FLOAT32", "Sizes": [2], "TotalTensorSizeInBytes": 0},
+        "OutputTensor": {"DataType": "FLOAT32", "Sizes": [2]}}}
+    assert dmlops.from_json(doc).input_tensor.total_tensor_size_in_bytes == 8
+    doc["desc"]["InputTensor"]["TotalTensorSizeInBytes"] = "8"
+    with pytest.raises(dmlops.DescriptorError, match=r"^\$\.desc\.InputTensor\.TotalTensorSizeInBytes: expected an "
+                                                     r"integer \(0: compute it\) or 'explicit 0'; got '8'\.$"):
+        dmlops.from_json(doc)
+
+
+# ------------------------------------------------------------------------------ what validate reads
+def test_validate_reads_at_most_64_mib_so_dev_zero_ends_with_one_line_and_exit_2():
+    """``dmlops validate /dev/zero`` read without limit (until memory ran out)."""
+    r = subprocess.run([sys.executable, "-m", "dmlops", "validate", "/dev/zero"], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.splitlines() == ["dmlops: error: /dev/zero: the file is larger than 67108864 bytes (64 MiB), the "
+                                     "most dmlops reads of a JSON document."]
+
+
+def test_a_file_one_byte_over_the_limit_is_refused_and_one_at_the_limit_is_read(tmp_path, monkeypatch, capsys):
+    from dmlops import jsonio
+
+    doc = json.dumps({"type": "ACTIVATION_RELU", "desc": {"InputTensor": {"DataType": "FLOAT32", "Sizes": [2]},
+                                                          "OutputTensor": {"DataType": "FLOAT32", "Sizes": [2]}}})
+    path = tmp_path / "relu.json"
+    path.write_text(doc)
+    monkeypatch.setattr(jsonio, "MAX_FILE_BYTES", len(doc))
+    assert cli.main(["validate", str(path)]) == 0
+    path.write_text(doc + " ")
+    assert cli.main(["validate", str(path)]) == 2
+    assert capsys.readouterr().err.strip().endswith(f"the file is larger than {len(doc)} bytes, the most dmlops reads "
+                                                    "of a JSON document.")
+    with pytest.raises(dmlops.DescriptorError, match=r"the file is larger than"):
+        dmlops.load(path)
+
+
+def test_run_options_without_run_are_a_usage_error(capsys):
+    assert cli.main(["validate", "samples/descriptors/relu_grad.json", "--backend", "torch"]) == 2
+    assert capsys.readouterr().err.strip() == ("dmlops: error: validate: --backend and --device choose where --run "
+                                               "runs the model; add --run.")
