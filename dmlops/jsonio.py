@@ -347,13 +347,20 @@ class Binding:
 Bindings = dict[str, tuple[Binding, ...]]
 
 
+def _no_flags():
+    from .enums import ExecutionFlags
+
+    return ExecutionFlags.NONE
+
+
 @dataclass(frozen=True)
 class Dispatchable:
-    """A DML operator dispatchable: the descriptor and what DxDispatch reads beside it."""
+    """A DML operator dispatchable: the descriptor and what DxDispatch reads beside it. ``execution_flags`` is a
+    dmlops.enums.ExecutionFlags (DML_EXECUTION_FLAGS) that no backend takes yet: DirectML's CompileOperator would."""
 
     desc: OperatorDesc
     name: str | None = None
-    execution_flags: Any = 0  # an ExecutionFlags (dmlops.enums); 0 is DML_EXECUTION_FLAG_NONE
+    execution_flags: Any = field(default_factory=_no_flags)
     compile_type: str = "DmlCompileOp"
     bindings: Bindings = field(default_factory=dict)  # initialization bindings (OWNED_BY_DML inputs)
 
