@@ -215,8 +215,9 @@ def test_integer_modulus_matches_torch(t, floor):
 @pytest.mark.parametrize("t", SIGNED + UNSIGNED)
 @pytest.mark.parametrize("floor", [False, True], ids=["truncate", "floor"])
 def test_integer_modulus_exact_python(t, floor):
-    """Exact Python: C's or Python's remainder, INT_MIN mod -1 = 0, and a mod 0 = a (DirectML's formula with b = 0;
-    no vector covers it)."""
+    """Exact Python: C's or Python's remainder, INT_MIN mod -1 = 0, and x mod 0 = DIVIDE's x / 0 (-1 for x >= 0, 1
+    for x < 0, the unsigned maximum: DirectML's MODULUS_FLOOR sample_int8_edges and MODULUS_TRUNCATE
+    sample_uint64_large)."""
     a = random_ints(t, 40, 5)
     b = random_ints(t, 40, 6)[::-1]
     b[:4] = [0, 0, -1 if t in SIGNED else 1, 3]
@@ -224,7 +225,7 @@ def test_integer_modulus_exact_python(t, floor):
 
     def expected(x, y):
         if y == 0:
-            return x
+            return int_range(t)[1] if t in UNSIGNED else (1 if x < 0 else -1)
         r = x % y  # Python: the divisor's sign
         if not floor and r != 0 and (x < 0) != (y < 0):
             r -= y  # C: the dividend's sign

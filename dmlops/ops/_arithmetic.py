@@ -8,9 +8,10 @@
   x mod ±inf are NaN (1 mod inf = NaN: inf * trunc(1 / inf) = inf * 0), where fmod gives 1.
 * Integer modulus: the same formula with DIVIDE's truncating quotient (ew.truncating_divide), so the result has
   the dividend's sign (truncate) or the divisor's (floor) as in C / Python (vectors int32_3x4x5 and uint32_3x4x5
-  agree with that: -7 mod 3 = -1 truncated, 2 floored). INT_MIN mod -1 = 0. No vector divides an integer by
-  zero; the formula gives a (b * q = 0 whatever DIVIDE's quotient by zero is), which is what dmlops returns —
-  unverified on DirectML.
+  agree with that: -7 mod 3 = -1 truncated, 2 floored). INT_MIN mod -1 = 0. x mod 0 is not the formula's x:
+  DirectML gives what DIVIDE gives for x / 0 (a magnitude of all ones, negated for a negative x): -1 for x >= 0 and 1
+  for x < 0 in signed types, the type's maximum in unsigned ones (MODULUS_FLOOR sample_int8_edges: 5 mod 0 = -1,
+  -5 mod 0 = 1; MODULUS_TRUNCATE sample_uint64_large: (2**63 + 1) mod 0 = 2**64 - 1; both modes alike).
 * ONNX Runtime raises on an integer divisor of zero (and INT_MIN / -1 traps on x86); torch raises on zero too:
   the lowerings divide by a guarded divisor and select the answers above. ONNX Mod is avoided: its DirectML
   provider registers no int64/uint64 kernel, and fmod=1 is float-only at opset 18.
@@ -32,16 +33,17 @@ def float_modulus(a: np.ndarray, b: np.ndarray, floor: bool) -> np.ndarray:
 
 
 def integer_modulus(a: np.ndarray, b: np.ndarray, floor: bool) -> np.ndarray:
-    """a mod b for integer arrays: C's remainder (truncate) or Python's (floor); a where b = 0; exact, no wrap."""
+    """a mod b for integer arrays: C's remainder (truncate) or Python's (floor); DIVIDE's a / 0 where b = 0 (the
+    module docstring); exact, no wrap."""
     signed = a.dtype.kind == "i"
     zero = b == 0
     bad = zero | (b == -1) if signed else zero  # a mod -1 = 0 = a mod 1, without INT_MIN / -1
     safe = np.where(bad, np.ones_like(b), b)
-    r = np.where(zero, a, np.fmod(a, safe)).astype(a.dtype)
+    r = np.fmod(a, safe).astype(a.dtype)
     if floor and signed:
         with np.errstate(over="ignore"):  # r and b have opposite signs here: r + b cannot overflow
             r = np.where((r != 0) & ((r < 0) != (b < 0)), r + b, r).astype(a.dtype)
-    return r
+    return np.where(zero, ew.truncating_divide(a, b), r).astype(a.dtype)
 
 
 def modulus(a: np.ndarray, b: np.ndarray, floor: bool) -> np.ndarray:
@@ -82,8 +84,9 @@ def onnx_modulus(g, a: str, b: str, floor: bool) -> str:
         q = g.node("Div", [a, b])
         q = g.node("Floor", [q]) if floor else onnx_trunc(g, q)
         return g.node("Sub", [a, g.node("Mul", [b, q])])
-    # DIVIDE's quotient (b = 0 and b = -1 guarded); b * q wraps to a for b = -1 and is 0 for b = 0.
-    r = g.node("Sub", [a, g.node("Mul", [b, ew.onnx_integer_divide(g, a, b)])])
+    # DIVIDE's quotient (b = 0 and b = -1 guarded); b * q wraps to a for b = -1; b = 0 takes the quotient itself.
+    q = ew.onnx_integer_divide(g, a, b)
+    r = g.node("Sub", [a, g.node("Mul", [b, q])])
     if floor and dtype.kind == "i":
         zero = ew.onnx_const(g, 0, dtype)
         opposite = g.node("Xor", [g.node("Less", [r, zero], dtype=np.bool_), g.node("Less", [b, zero], dtype=np.bool_)],
@@ -91,7 +94,7 @@ def onnx_modulus(g, a: str, b: str, floor: bool) -> str:
         adjust = g.node("And", [opposite, g.node("Not", [g.node("Equal", [r, zero], dtype=np.bool_)], dtype=np.bool_)],
                         dtype=np.bool_)
         r = ew.onnx_int_select(g, adjust, g.node("Add", [r, b]), r)
-    return r
+    return ew.onnx_int_select(g, g.node("Equal", [b, ew.onnx_const(g, 0, dtype)], dtype=np.bool_), q, r)
 
 
 # ----------------------------------------------------------------------------------------------- torch
@@ -106,7 +109,7 @@ def _torch_uint64_modulus(torch, a, b):
     safe = torch.where(zero, one, b.view(torch.int64))
     q = ew.torch_unsigned_divide64(torch, a, safe.view(torch.uint64)).view(torch.int64)
     r = a.view(torch.int64) - safe * q  # wrapping int64 arithmetic: the uint64 bits of a - b * q
-    return torch.where(zero, a.view(torch.int64), r).view(torch.uint64)
+    return torch.where(zero, -torch.ones_like(r), r).view(torch.uint64)  # x mod 0: all ones, 2**64 - 1
 
 
 def torch_modulus(torch, a, b, floor: bool):
@@ -124,7 +127,10 @@ def torch_modulus(torch, a, b, floor: bool):
     bad = zero | (wb == -1) if signed else zero
     safe = torch.where(bad, torch.ones_like(wb), wb)
     r = wa - torch.div(wa, safe, rounding_mode="trunc") * safe  # |r| < |safe|: no overflow
-    r = torch.where(zero, wa, r)
     if floor and signed:
         r = torch.where((r != 0) & ((r < 0) != (wb < 0)), r + wb, r)
-    return back(r)
+    if signed:  # x mod 0: DIVIDE's x / 0 (the module docstring)
+        fill = torch.where(wa < 0, torch.ones_like(wa), -torch.ones_like(wa))
+    else:
+        fill = torch.full_like(wa, ew.int_range(ew.torch_numpy_dtype(torch, a.dtype))[1])
+    return back(torch.where(zero, fill, r))

@@ -4,7 +4,8 @@ Floats, from DirectML's vectors (float32_2x3x4x5, float16_3x4x5): the formula is
 each operation rounded, which differs from Python's % / torch.remainder in the last bits (14 of 120 elements of
 float32_2x3x4x5 differ from an exact remainder) and at the specials: x mod ±0, ±inf mod y and x mod ±inf are
 NaN (Python: 1 % inf = 1). ONNX Mod(fmod=0) is integer-only at opset 18, so floats are composed. Integers:
-Python's remainder, INT_MIN mod -1 = 0, and a mod 0 = a (no vector; see dmlops.ops._arithmetic).
+Python's remainder, INT_MIN mod -1 = 0, and x mod 0 is DIVIDE's x / 0: -1 for x >= 0, 1 for x < 0, the type's
+maximum unsigned (DirectML's sample_int8_edges: 5 mod 0 = -1, -5 mod 0 = 1; see dmlops.ops._arithmetic).
 """
 from __future__ import annotations
 
@@ -57,12 +58,19 @@ def _samples():
         {"OutputTensor": [1, 2, -2, -1, 0, 0]}, why="exact") + ew.integer_samples(
         lambda t: make(t), ew.UNSIGNED, {"ATensor": [7, 8, 9, 0, 100, 255], "BTensor": [3, 3, 7, 1, 7, 16]},
         {"OutputTensor": [1, 2, 2, 0, 2, 15]}, why="exact") + [
-        # INT8: -128 mod -1 = 0; -128 mod 127 = 126 (-128 = 127 * -2 + 126); 127 mod -128 = -1; 5 mod 0 = 5 and
-        # -5 mod 0 = -5 (unverified: no vector divides by zero).
+        # INT8: -128 mod -1 = 0; -128 mod 127 = 126 (-128 = 127 * -2 + 126); 127 mod -128 = -1; 5 mod 0 = -1 and
+        # -5 mod 0 = 1, DIVIDE's x / 0 (DirectML's sample_int8_edges).
         Sample("int8_edges", make("INT8", 5),
                {"ATensor": ew.int_array([-128, -128, 127, 5, -5], "INT8"),
                 "BTensor": ew.int_array([-1, 127, -128, 0, 0], "INT8")},
-               {"OutputTensor": ew.int_array([0, 126, -1, 5, -5], "INT8")}, atol=0, rtol=0, why="exact"),
+               {"OutputTensor": ew.int_array([0, 126, -1, -1, 1], "INT8")}, atol=0, rtol=0, why="exact"),
+        # By zero elsewhere: 0 mod 0 = -1 and -128 mod 0 = 1 (INT16 alike); UINT32 gives its maximum.
+        Sample("int16_by_zero", make("INT16", 3),
+               {"ATensor": ew.int_array([0, -32768, 32767], "INT16"), "BTensor": ew.int_array([0, 0, 0], "INT16")},
+               {"OutputTensor": ew.int_array([-1, 1, -1], "INT16")}, atol=0, rtol=0, why="exact"),
+        Sample("uint32_by_zero", make("UINT32", 2),
+               {"ATensor": ew.int_array([0, 7], "UINT32"), "BTensor": ew.int_array([0, 0], "UINT32")},
+               {"OutputTensor": ew.int_array([2**32 - 1, 2**32 - 1], "UINT32")}, atol=0, rtol=0, why="exact"),
         # INT64 extremes: INT64_MIN mod -1 = 0; INT64_MIN mod 3 = 1 (-2**63 = 3 * -3074457345618258603 + 1).
         Sample("int64_edges", make("INT64", 2),
                {"ATensor": ew.int_array([-2**63, -2**63], "INT64"), "BTensor": ew.int_array([-1, 3], "INT64")},

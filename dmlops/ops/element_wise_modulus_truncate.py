@@ -4,7 +4,8 @@ Floats, from DirectML's vectors (float32_2x3x4x5, float16_3x4x5): the formula is
 each operation rounded, which differs from C fmod / torch.fmod / ONNX Mod(fmod=1) in the last bits (case
 float32_2x3x4x5 [12]: 1.7206758 mod 0.29743248 = 0.23351347, fmod 0.2335136) and at the specials: x mod ±0,
 ±inf mod y and x mod ±inf are NaN (fmod(1, inf) = 1; DirectML gives NaN). Integers: C's remainder, INT_MIN mod -1
-= 0, and a mod 0 = a (no vector; see dmlops.ops._arithmetic).
+= 0, and x mod 0 is DIVIDE's x / 0: -1 for x >= 0, 1 for x < 0, the type's maximum unsigned (DirectML's
+sample_uint64_large: (2**63 + 1) mod 0 = 2**64 - 1; see dmlops.ops._arithmetic).
 """
 from __future__ import annotations
 
@@ -62,17 +63,22 @@ def _samples():
         {"OutputTensor": [1, -1, 1, -1, 0, 0]}, why="exact") + ew.integer_samples(
         lambda t: make(t), ew.UNSIGNED, {"ATensor": [7, 8, 9, 0, 100, 255], "BTensor": [3, 3, 7, 1, 7, 16]},
         {"OutputTensor": [1, 2, 2, 0, 2, 15]}, why="exact") + [
-        # INT32_MIN mod -1 = 0 (the quotient wraps; the remainder does not); mod 0 = the dividend (unverified);
-        # INT32_MIN mod 3 = -2 (-2147483648 = 3 * -715827882 - 2); INT32_MAX mod -2 = 1.
-        Sample("int32_edges", make("INT32", 4),
-               {"ATensor": ew.int_array([-2**31, 5, -2**31, 2**31 - 1], "INT32"),
-                "BTensor": ew.int_array([-1, 0, 3, -2], "INT32")},
-               {"OutputTensor": ew.int_array([0, 5, -2, 1], "INT32")}, atol=0, rtol=0, why="exact"),
-        # Above 2**63: (2**64 - 1) mod 2**63 = 2**63 - 1; (2**64 - 1) mod 10 = 5; 7 mod (2**64 - 1) = 7; x mod 0 = x.
+        # INT32_MIN mod -1 = 0 (the quotient wraps; the remainder does not); 5 mod 0 = -1 and INT32_MIN mod 0 = 1
+        # (DIVIDE's x / 0); INT32_MIN mod 3 = -2 (-2147483648 = 3 * -715827882 - 2); INT32_MAX mod -2 = 1.
+        Sample("int32_edges", make("INT32", 5),
+               {"ATensor": ew.int_array([-2**31, 5, -2**31, 2**31 - 1, -2**31], "INT32"),
+                "BTensor": ew.int_array([-1, 0, 3, -2, 0], "INT32")},
+               {"OutputTensor": ew.int_array([0, -1, -2, 1, 1], "INT32")}, atol=0, rtol=0, why="exact"),
+        # Above 2**63: (2**64 - 1) mod 2**63 = 2**63 - 1; (2**64 - 1) mod 10 = 5; 7 mod (2**64 - 1) = 7; x mod 0 is
+        # all ones, 2**64 - 1 (DirectML's sample_uint64_large).
         Sample("uint64_large", make("UINT64", 4),
                {"ATensor": ew.int_array([2**64 - 1, 2**64 - 1, 7, 2**63 + 1], "UINT64"),
                 "BTensor": ew.int_array([2**63, 10, 2**64 - 1, 0], "UINT64")},
-               {"OutputTensor": ew.int_array([2**63 - 1, 5, 7, 2**63 + 1], "UINT64")}, atol=0, rtol=0, why="exact"),
+               {"OutputTensor": ew.int_array([2**63 - 1, 5, 7, 2**64 - 1], "UINT64")}, atol=0, rtol=0, why="exact"),
+        # Narrow unsigned by zero: the type's maximum (0 mod 0 too).
+        Sample("uint8_by_zero", make("UINT8", 3),
+               {"ATensor": ew.int_array([5, 0, 255], "UINT8"), "BTensor": ew.int_array([0, 0, 0], "UINT8")},
+               {"OutputTensor": ew.int_array([255, 255, 255], "UINT8")}, atol=0, rtol=0, why="exact"),
     ]
 
 
