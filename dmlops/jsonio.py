@@ -89,13 +89,29 @@ def _parse(text: str, source: str):
     naming ``source`` (malformed text, nesting deeper than Python's recursion allows, integers longer than Python
     converts)."""
     try:
-        return json.loads(_TRAILING_COMMAS.sub(_blank, _COMMENTS.sub(_blank, text)))
+        return json.loads(_TRAILING_COMMAS.sub(_blank, _COMMENTS.sub(_blank, text)), parse_float=_finite_float)
     except json.JSONDecodeError as e:
         raise DescriptorError(source, f"malformed JSON at line {e.lineno}, column {e.colno}: {e.msg}.") from None
     except RecursionError:
         raise DescriptorError(source, "JSON nested too deeply to read (a descriptor nests a few levels).") from None
+    except _FloatTooLarge as e:
+        raise DescriptorError(source, f"the JSON number {e.args[0][:40]} is too large for a double (write "
+                                      "\"Infinity\" for an infinity).") from None
     except ValueError:  # an integer literal of more than sys.get_int_max_str_digits() digits
         raise DescriptorError(source, "a JSON integer is too long to read (thousands of digits).") from None
+
+
+class _FloatTooLarge(Exception):
+    pass
+
+
+def _finite_float(literal: str) -> float:
+    """A JSON number with a fraction or exponent; one beyond a double (1e400) is refused, as rapidjson (DxDispatch's
+    parser) refuses it, rather than read as an infinity that nobody wrote."""
+    value = float(literal)
+    if value in (float("inf"), float("-inf")):
+        raise _FloatTooLarge(literal)
+    return value
 
 
 def load(path) -> OperatorDesc:

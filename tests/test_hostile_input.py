@@ -218,3 +218,16 @@ def test_run_options_without_run_are_a_usage_error(capsys):
     assert cli.main(["validate", "samples/descriptors/relu_grad.json", "--backend", "torch"]) == 2
     assert capsys.readouterr().err.strip() == ("dmlops: error: validate: --backend and --device choose where --run "
                                                "runs the model; add --run.")
+
+
+def test_a_json_number_beyond_a_double_is_refused_not_read_as_an_infinity(tmp_path):
+    """json.loads read 1e400 as inf, a value nobody wrote (rapidjson, DxDispatch's parser, refuses it)."""
+    doc = ('{"type": "FILL_VALUE_CONSTANT", "desc": {"OutputTensor": {"DataType": "FLOAT32", "Sizes": [2]}, '
+           '"ValueDataType": "FLOAT32", "Value": -1e400}}')
+    with pytest.raises(dmlops.DescriptorError, match=r'^\$: the JSON number -1e400 is too large for a double \(write '
+                                                     r'"Infinity" for an infinity\)\.$'):
+        dmlops.from_json(doc)
+    assert dmlops.from_json(doc.replace("-1e400", '"-Infinity"')).value == float("-inf")
+    path = tmp_path / "fill.json"
+    path.write_text(doc)
+    assert cli.main(["validate", str(path)]) == 2
