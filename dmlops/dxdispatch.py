@@ -224,7 +224,8 @@ def _from_file(file: Path, data_type: DataType | None, path: str, np):
             raise DescriptorError(path, f"cannot read {str(file)!r} as a .npy file ({e}).") from None
         if data_type is not None and array.dtype != data_type.numpy_dtype:
             raise DescriptorError(path, f"{str(file)!r} holds {array.dtype}; initialValuesDataType is {data_type.name}.")
-        return np.ascontiguousarray(array).tobytes(), None
+        held = DataType.parse(array.dtype.name.upper(), path)  # a .npy file says its type, as in DxDispatch
+        return np.ascontiguousarray(array).tobytes(), held
     if file.suffix.lower() in (".jpg", ".jpeg", ".png"):
         raise DescriptorError(path, "image resources are not read by dmlops; use a .npy or .dat file.")
     if data_type is None:

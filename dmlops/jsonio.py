@@ -406,7 +406,7 @@ class Model:
 
 def load_model(path) -> Model:
     """A DxDispatch model from a file (read up to MAX_FILE_BYTES)."""
-    return model_from_json(load_document(path), str(path), Path(path).parent)
+    return model_from_json(load_document(path), "$", Path(path).parent)
 
 
 def model_from_json(document, path: str = "$", folder: Path | None = None) -> Model:

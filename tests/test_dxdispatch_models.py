@@ -232,3 +232,40 @@ def test_resources_are_bounded_before_they_are_allocated():
                                                      r"\('huge': 34359738360\); dmlops creates at most 1073741824 "
                                                      r"bytes \(1 GiB\) of them\.$"):
         dxdispatch.run(dmlops.jsonio.model_from_json(model), "reference")
+
+
+def test_every_initial_values_form_and_a_binding_offset(tmp_path):
+    """Resources as DxDispatch makes them: a .npy and a raw .dat file beside the model, a list of typed values, a
+    UINT8 sequence that wraps (DxDispatch's running sum in the type: 250, 253, 0, 3), and an output resource larger
+    than its values (sizeInBytes) written from element 4 on, its first bytes left as they were."""
+    np.save(tmp_path / "a.npy", np.array([1, 2, 3, 4], np.uint8))
+    (tmp_path / "raw.dat").write_bytes(np.array([7, -7], np.int16).tobytes())
+    t = {"DataType": "UINT8", "Sizes": [4]}
+    model = {
+        "resources": {
+            "A": {"initialValues": {"sourcePath": "a.npy"}},
+            "B": {"initialValuesDataType": "UINT8", "initialValues": {"valueCount": 4, "valueStart": 250,
+                                                                      "valueDelta": 3}},
+            "raw": {"initialValuesDataType": "INT16", "initialValues": {"sourcePath": "raw.dat"}},
+            "mixed": {"initialValues": [{"type": "UINT8", "value": 1}, {"type": "UINT8", "value": 2},
+                                        {"type": "UINT16", "value": 515}]},
+            "out": {"initialValuesDataType": "UINT8", "initialValues": [9, 9, 9, 9], "sizeInBytes": 8},
+        },
+        "dispatchables": {"add": {"type": "DML_OPERATOR_ELEMENT_WISE_ADD", "bindings": {"ATensor": "A"},
+                                  "desc": {"ATensor": {**t, "Flags": "OWNED_BY_DML"}, "BTensor": t, "OutputTensor": t}}},
+        "commands": [{"type": "dispatch", "dispatchable": "add",
+                      "bindings": {"BTensor": "B", "OutputTensor": {"name": "out", "elementOffset": 4}}},
+                     {"type": "print", "resource": "out"}, {"type": "print", "resource": "raw"},
+                     {"type": "print", "resource": "mixed"}],
+    }
+    path = tmp_path / "model.json"
+    path.write_text(json.dumps(model))
+    result = dxdispatch.run(dmlops.jsonio.load_model(path), "onnxruntime")
+    assert result.printed == ["Resource 'out': 9, 9, 9, 9, 251, 255, 3, 7",  # 1+250, 2+253, 3+0 (wrapped), 4+3
+                              "Resource 'raw': 7, -7", "Resource 'mixed': 1, 2, 3, 2"]  # mixed: shown as bytes
+    model["commands"][0]["bindings"]["OutputTensor"]["elementOffset"] = 5
+    path.write_text(json.dumps(model))
+    with pytest.raises(dmlops.DescriptorError, match=r"^\$\.commands\[0\]\.bindings\.OutputTensor: resource 'out' "
+                                                     r"holds 3 bytes from offset 5; the tensor's TotalTensorSizeInBytes "
+                                                     r"is 4\.$"):
+        dxdispatch.run(dmlops.jsonio.load_model(path), "reference")
