@@ -6,7 +6,8 @@ BIT_SHIFT_LEFT/RIGHT on all three backends.
 * torch's own bitwise ops (torch.bitwise_*) on the integer types torch has kernels for;
 * exact Python integer arithmetic on bit patterns, for every DataType the tiers declare: random patterns (floats
   without NaN patterns, plus ±0, ±inf, subnormals and the extremes), shift counts over the whole type (the count is
-  taken modulo 32, modulo 64 for UINT64), compared bit for bit (a NaN result must be a NaN);
+  taken modulo 32; UINT64 is shifted in 32-bit halves, as DirectML's sample_uint64 answers show), compared bit for
+  bit (a NaN result must be a NaN);
 * what the ONNX and torch lowerings cannot preserve, pinned: FLOAT64 refused on ONNX Runtime with its reason, and a
   non-canonical NaN input read as the canonical NaN.
 """
@@ -139,6 +140,39 @@ def test_count_matches_python_integers_on_bit_patterns(data_type, out, backend):
     _check_or_refused(desc, {"InputTensor": _value(a, data_type)}, want, backend, data_type, "InputTensor")
 
 
+def _shift64_by_halves(x: int, s: int, left: bool) -> int:
+    """A UINT64 shift as DirectML computes it, in 32-bit halves with HLSL's shifts (the count modulo 32): a count
+    below 32 moves bits across the halves; any other moves one half into the other, shifted by (count - 32) mod 32.
+    The count's low 32 bits are used (unverified). DirectML's BIT_SHIFT_LEFT/RIGHT sample_uint64: 5 << 65 = 5 << 33,
+    912 >> 65 = 0."""
+    m = 0xFFFFFFFF
+    lo, hi, c = x & m, x >> 32, s & m
+    if c == 0:
+        return x
+    if c < 32:
+        if left:
+            hi, lo = ((hi << c) | (lo >> (32 - c))) & m, (lo << c) & m
+        else:
+            hi, lo = hi >> c, ((lo >> c) | (hi << (32 - c))) & m
+    else:
+        k = (c - 32) & 31
+        hi, lo = ((lo << k) & m, 0) if left else (0, hi >> k)
+    return (hi << 32) | lo
+
+
+def test_the_halves_oracle_gives_directml_s_uint64_answers():
+    from dmlops.vectors import cases
+
+    found = 0
+    for case in cases():
+        if case.op in SHIFTS and not case.rejected and case.inputs()["ATensor"].dtype == np.uint64:
+            x, s = case.inputs()["ATensor"], case.inputs()["BTensor"]
+            got = [_shift64_by_halves(int(a), int(b), SHIFTS[case.op][1] == "LEFT") for a, b in zip(x, s)]
+            assert got == [int(v) for v in case.outputs(case.desc())["OutputTensor"]], case.id
+            found += 1
+    assert found == 2
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("data_type", UNSIGNED)
 @pytest.mark.parametrize("op", sorted(SHIFTS))
@@ -148,12 +182,15 @@ def test_shifts_match_python_integers_with_the_count_modulo_the_register(op, dat
     a = _patterns(data_type, 96, 5)
     rng = np.random.default_rng(6)
     b = np.concatenate([np.arange(0, 70), rng.integers(0, 2**w, 26, dtype=np.uint64)]).astype(_unsigned(data_type))
-    reg = 64 if w == 64 else 32  # DirectML's vectors: a 32-bit register, the count modulo 32
-    counts = [int(s) % reg for s in b]
-    if direction == "LEFT":
-        want = _from_ints([int(x) << s for x, s in zip(a, counts)], data_type)
-    else:
-        want = _from_ints([int(x) >> s for x, s in zip(a, counts)], data_type)
+    if w == 64:  # DirectML's 32-bit halves
+        b[66:70] = [96, 127, 2**32 + 3, 2**33 + 40]
+        want = _from_ints([_shift64_by_halves(int(x), int(s), direction == "LEFT") for x, s in zip(a, b)], data_type)
+    else:  # DirectML's vectors: a 32-bit register, the count modulo 32
+        counts = [int(s) % 32 for s in b]
+        if direction == "LEFT":
+            want = _from_ints([int(x) << s for x, s in zip(a, counts)], data_type)
+        else:
+            want = _from_ints([int(x) >> s for x, s in zip(a, counts)], data_type)
     n = a.size
     desc = cls(a_tensor=td(data_type, [n]), b_tensor=td(data_type, [n]), output_tensor=td(data_type, [n]))
     _check_or_refused(desc, {"ATensor": a, "BTensor": b}, want, backend, data_type)

@@ -330,3 +330,29 @@ def torch_binary(desc, torch, x, fn) -> dict:
     a, back = torch_pattern(torch, x["ATensor"], dt)
     b, _ = torch_pattern(torch, x["BTensor"], dt)
     return {"OutputTensor": back(fn(a, b))}
+
+
+# ----------------------------------------------------------------------------------------------- UINT64 shift counts
+# DirectML shifts a UINT64 as two 32-bit halves (BIT_SHIFT_LEFT/RIGHT sample_uint64: 5 << 65 = 5 << 33 and
+# 912 >> 65 = 0): a count below 32 shifts across the halves; any other count moves one half into the other and shifts
+# it by the count modulo 32 (HLSL's 32-bit << and >>). So the effective count is c for c < 32 and 32 + c mod 32
+# otherwise, c being the count's low 32 bits (the high half of the count is taken to be ignored: unverified).
+def np_shift_count64(b: np.ndarray) -> np.ndarray:
+    """The effective UINT64 shift count (0 to 63) of each count in ``b`` (uint64)."""
+    c = b.astype(np.uint64) & np.uint64(0xFFFFFFFF)
+    return np.where(c < 32, c, np.uint64(32) + (c & np.uint64(31))).astype(np.uint64)
+
+
+def onnx_shift_count64(g, b: str) -> str:
+    """:func:`np_shift_count64` in ONNX ops (uint64 in and out; the select in int64, which every provider compares)."""
+    c = g.cast(g.node("BitwiseAnd", [b, g.const(np.asarray(0xFFFFFFFF, np.uint64))]), np.int64)
+    i64 = lambda value: g.const(np.asarray(value, np.int64))  # noqa: E731
+    high = g.node("Add", [g.node("BitwiseAnd", [c, i64(31)]), i64(32)])
+    low = g.node("Less", [c, i64(32)], dtype=np.bool_)
+    return g.cast(g.node("Where", [low, c, high], dtype=np.int64), np.uint64)
+
+
+def torch_shift_count64(torch, b):
+    """:func:`np_shift_count64` on the int64 view of a UINT64 count tensor (an int64 tensor, 0 to 63)."""
+    c = torch_and(torch, b.view(torch.int64), 0xFFFFFFFF)
+    return torch.where(c < 32, c, torch_and(torch, c, 31) + 32)

@@ -4,9 +4,13 @@
 Shift counts the page leaves open, from DirectML's vectors: the shift is done in a 32-bit register with the count
 taken modulo 32, as HLSL's ``>>`` does (BIT_SHIFT_RIGHT uint32_3x4x5: 912 >> 33 = 456 and 831 >> 33 = 415: the count
 modulo 32, not 0); narrower types are widened to that register and the result keeps the type's low bits
-(uint16_3x4x5: 100 >> 16 = 0, 878 >> 18 = 0, 951 >> 3 = 118). There is no UINT8 or UINT64 vector: UINT8 is taken to
-work as UINT16 does, and UINT64 to take the count modulo 64 (HLSL's rule for 64-bit shifts); both are inferences.
-ONNX BitShift and torch leave counts >= the width undefined or 0, so every lowering masks the count first.
+(uint16_3x4x5: 100 >> 16 = 0, 878 >> 18 = 0, 951 >> 3 = 118). UINT64 is shifted as two 32-bit halves (DirectML's
+sample_uint64: 912 >> 65 = 0 (912 >> 1 would be 456)): a count below 32 shifts across the halves, any other count
+moves one half into the other and shifts it by the count modulo 32, so the effective count is c for c < 32 and 32 +
+c mod 32 otherwise (64 acts as 32, 65 as 33, 96 as 32), c being the count's low 32 bits (_bits.np_shift_count64; the
+count's high half is taken to be ignored, unverified). There is no UINT8 vector: UINT8 is taken to work as UINT16
+does.
+ONNX BitShift and torch leave counts >= the width undefined or 0, so every lowering reduces the count first.
 """
 from __future__ import annotations
 
@@ -16,33 +20,25 @@ from ..sample import Sample
 from . import _bits as B
 from . import _elementwise as ew
 
-_LEFT = False
-
-
-def _mask(width: int) -> int:
-    """The bits of the shift count DirectML uses: 5 (a 32-bit register), 6 for UINT64."""
-    return 63 if width == 64 else 31
-
-
 def reference(desc, x):
-    """a >> (b mod 32) in a uint32 register (UINT64: b mod 64 in a uint64), kept to the type's width."""
+    """a >> (b mod 32) in a uint32 register, kept to the type's width; UINT64: a >> B.np_shift_count64(b)."""
     a, b = x["ATensor"], x["BTensor"]
+    if a.dtype == np.uint64:
+        return {"OutputTensor": np.right_shift(a, B.np_shift_count64(b))}
     width = 8 * a.dtype.itemsize
-    reg = np.uint64 if width == 64 else np.uint32
-    s = b.astype(reg) & reg(_mask(width))
-    r = np.left_shift(a.astype(reg), s) if _LEFT else np.right_shift(a.astype(reg), s)
-    return {"OutputTensor": (r & reg(2**width - 1)).astype(a.dtype)}
+    r = np.right_shift(a.astype(np.uint32), b.astype(np.uint32) & np.uint32(31))
+    return {"OutputTensor": (r & np.uint32(2**width - 1)).astype(a.dtype)}
 
 
 def to_onnx(desc, g, x):
-    """ONNX BitShift (opset 11) in uint32 (UINT8/UINT16 zero-extended, masked back to their width) or uint64, with the
-    count masked to 5 (6) bits first."""
+    """ONNX BitShift (opset 11) in uint32 (UINT8/UINT16 zero-extended, masked back to their width) with the count
+    masked to 5 bits, or in uint64 with B.onnx_shift_count64."""
     a, b = x["ATensor"], x["BTensor"]
     dtype = g.dtype(a)
     width = 8 * dtype.itemsize
     if width < 32:
         a, b = g.cast(a, np.uint32), g.cast(b, np.uint32)
-    s = g.node("BitwiseAnd", [b, g.scalar(_mask(width), b)])
+    s = B.onnx_shift_count64(g, b) if width == 64 else g.node("BitwiseAnd", [b, g.scalar(31, b)])
     r = g.node("BitShift", [a, s], direction="RIGHT")
     if width < 32:
         r = g.cast(r, dtype)
@@ -63,7 +59,7 @@ def to_torch(desc, torch, x):
         r = torch.div(v, factor, rounding_mode="floor")
         return {"OutputTensor": r.to(torch.uint8)}
     if a.dtype == torch.uint64:
-        v, s = a.view(torch.int64), B.torch_and(torch, b.view(torch.int64), 63)
+        v, s = a.view(torch.int64), B.torch_shift_count64(torch, b)
         high = torch.bitwise_left_shift(torch.ones_like(v), 64 - s) - 1  # the 64 - s low bits (s = 0: all)
         r = torch.bitwise_right_shift(v, s) & torch.where(s == 0, torch.full_like(v, -1), high)
         return {"OutputTensor": r.view(torch.uint64)}
@@ -91,8 +87,13 @@ def _samples():
         # 100 >> 16 = 0 (DirectML's uint16 vector).
         shift("UINT16", [16, 0x8000, 7, 100], [4, 15, 3, 16], [1, 1, 0, 0]),
         shift("UINT8", [16, 0x80, 7, 100], [4, 7, 3, 8], [1, 1, 0, 0]),
-        # 2**63 >> 63 = 1 (logical); 912 >> 65 = 912 >> 1 (the count modulo 64: an inference, no vector).
-        shift("UINT64", [16, 2**63, 7, 912], [4, 63, 3, 65], [1, 1, 0, 456]),
+        # 2**63 >> 63 = 1 (logical); 912 >> 65 = 912 >> 33 = 0 (DirectML's sample_uint64: two 32-bit halves).
+        shift("UINT64", [16, 2**63, 7, 912], [4, 63, 3, 65], [1, 1, 0, 0]),
+        # By that rule: 64 acts as 32, 96 as 32, 127 as 63, 33 + 2**32 as 33 (the count's low half).
+        Sample("uint64_counts_above_63", make("UINT64"),
+               {"ATensor": ew.int_array([3 << 32, 3 << 32, 2**63, 2**63], "UINT64"),
+                "BTensor": ew.int_array([64, 96, 127, 33 + 2**32], "UINT64")},
+               {"OutputTensor": ew.int_array([3, 3, 1, 2**30], "UINT64")}, **exact),
         # B = [1, 2] per row through strides [1, 0] (a zero stride).
         Sample("uint32_broadcast_column", ew.binary_desc(cls, "UINT32", [2, 3], strides_b=[1, 0]),
                {"ATensor": ew.int_array([[1, 2, 12], [1, 2, 12]], "UINT32"),
