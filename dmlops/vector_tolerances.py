@@ -234,9 +234,11 @@ TOLERANCES: dict[str, Tolerance] = {
     # DEQUANTIZE (6.3), DYNAMIC_QUANTIZE_LINEAR and ELEMENT_WISE_QUANTIZED_LINEAR_ADD have no vectors.
     # ---- end B15 quantize
     # ---- issue 12, B16 integer linear algebra
-    # No entry: MATRIX_MULTIPLY_INTEGER(_TO_FLOAT), CONVOLUTION_INTEGER and QUANTIZED_LINEAR_MATRIX_MULTIPLY /
-    # _CONVOLUTION / _AVERAGE_POOLING have no DirectML vectors (tests/test_oracle_integer_linear.py is their oracle);
-    # every backend computes the same exact integers and one float32 order, so their samples are exact too.
+    # No entry: exact. MATRIX_MULTIPLY_INTEGER_TO_FLOAT's 16 vector cases (every data type, FLOAT32 and FLOAT16)
+    # match bit for bit on all three backends: DirectML's dequantize-first float32 order, the K products added one
+    # after the other, is computed as such everywhere (its module). MATRIX_MULTIPLY_INTEGER, CONVOLUTION_INTEGER and
+    # QUANTIZED_LINEAR_MATRIX_MULTIPLY have only refusals among the vectors, QUANTIZED_LINEAR_CONVOLUTION none; their
+    # integer products are exact on every backend and CPU (dmlops/ops/_integer_linear.py).
     # ---- end B16 integer linear algebra
     # ---- issue 12, B17 attention
     # No entry: MULTIHEAD_ATTENTION's one vector (gap_factory_tier_6_1_dt_0_rank_default) is a descriptor DirectML

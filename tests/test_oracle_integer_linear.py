@@ -1,17 +1,21 @@
 """B16 integer linear algebra (MATRIX_MULTIPLY_INTEGER, MATRIX_MULTIPLY_INTEGER_TO_FLOAT, CONVOLUTION_INTEGER,
 QUANTIZED_LINEAR_MATRIX_MULTIPLY, QUANTIZED_LINEAR_CONVOLUTION, QUANTIZED_LINEAR_AVERAGE_POOLING) against independent
-implementations, on every dmlops backend (reference, onnxruntime, torch). None of them has DirectML vectors.
+implementations, on every dmlops backend (reference, onnxruntime, torch). DirectML's vectors judge them too
+(tests/test_directml_vectors.py: MATRIX_MULTIPLY_INTEGER_TO_FLOAT's 16 cases, and the refusals).
 
-Oracles: ONNX's node test cases (MatMulInteger, ConvInteger with and without padding and a per-channel filter zero
-point, QLinearMatMul 2-D / 3-D int8 / uint8, QLinearConv; tests/onnx_node_cases.py); ONNX Runtime's CPU kernels on
-random inputs (MatMulInteger, ConvInteger per tensor, QLinearMatMul, QLinearConv, and the com.microsoft contrib ops
-MatMulIntegerToFloat and QLinearAveragePool); torch on the CPU (int64 matmul, float64 conv of the centred integers,
-exact below 2**53); and plain Python loops over the docs' formulas (exact integers, Fraction and round() half to even
-for the requantization).
+Oracles of the integer products are exact integer computations, never ONNX Runtime's CPU kernels (issue 20: its
+ConvInteger with an INT8 input and a UINT8 filter is wrong on AVX2 CPUs without AVX-512 VNNI, so an oracle built on it
+is wrong there too): NumPy int64 arithmetic and plain Python loops over the docs' formulas (exact integers, Fraction
+and round() half to even for the requantization); ONNX's node test cases (fixed expected outputs: MatMulInteger,
+ConvInteger with and without padding and a per-channel filter zero point, QLinearMatMul 2-D / 3-D int8 / uint8,
+QLinearConv; tests/onnx_node_cases.py); torch on the CPU (int64 matmul, float64 conv of the centred integers, exact
+below 2**53). Every input / filter DataType pair is swept over its full value range and its extremes (INT8 127 and
+-128 against UINT8 255: the byte pairs that overflowed ONNX Runtime's AVX2 kernel). QUANTIZED_LINEAR_AVERAGE_POOLING
+(no integer product) is also checked against ONNX Runtime's com.microsoft QLinearAveragePool.
 
-Where an oracle requantizes in another float order (ONNX Runtime's QLinear* kernels multiply by one combined
-multiplier; QLinearAveragePool averages dequantized floats), the test allows one step at elements whose exact quotient
-lies within 1e-4 of a half, and counts them (none occur on these inputs except where asserted).
+Where an oracle requantizes in another float order (exact Fractions; QLinearAveragePool averages dequantized floats),
+the test allows one step at elements whose exact quotient lies within 1e-4 of a half, and counts them (none occur on
+these inputs except where asserted).
 """
 import itertools
 from fractions import Fraction
@@ -206,7 +210,8 @@ GEOMETRIES = [  # x sizes, w sizes, out sizes, strides, dilations, start, end, g
 
 
 @pytest.mark.parametrize("geometry", GEOMETRIES, ids=[f"g{i}" for i in range(len(GEOMETRIES))])
-@pytest.mark.parametrize("types", [("UINT8", "INT8"), ("INT8", "UINT8")])
+@pytest.mark.parametrize("types", [("UINT8", "UINT8"), ("UINT8", "INT8"), ("INT8", "UINT8"), ("INT8", "INT8")],
+                         ids="-".join)
 def test_convolution_integer_matches_python_loops(geometry, types):
     xs, ws, ys, strides, dilations, start, end, groups = geometry
     rng = np.random.default_rng(sum(xs) + len(types[0]))
@@ -286,88 +291,173 @@ def test_convolution_integer_matches_torch_float64_conv():
                       "FilterZeroPointTensor": zw.reshape(1, -1, 1, 1)}, want)
 
 
-# ---------------------------------------------------------------------------------------------- ONNX Runtime's CPU
-def _node(op, domain="", **attrs):
-    return onnx.helper.make_node(op, [], [], domain=domain or None, **attrs)
+# ---------------------------------------------------------------------------------------------- every type pair
+PAIRS = [("UINT8", "UINT8"), ("UINT8", "INT8"), ("INT8", "UINT8"), ("INT8", "INT8")]
 
 
-@pytest.mark.parametrize("types", [("uint8", "uint8"), ("int8", "int8")])
-def test_matrix_multiply_integer_to_float_matches_onnxruntime_contrib(types):
-    """com.microsoft MatMulIntegerToFloat (CPU): per-tensor A scale and zero point, per-column B scale and zero point,
-    a bias of N values (DML's Bias is the full output, broadcast here). Equal to the last bit: ONNX Runtime also scales
-    the INT32 product by AScale * BScale, then adds the bias."""
-    rng = np.random.default_rng(11)
-    ta, tb = map(np.dtype, types)
-    ints = lambda dtype, *s: rng.integers(np.iinfo(dtype).min, int(np.iinfo(dtype).max) + 1, s).astype(dtype)  # noqa
-    m, k, n = 6, 40, 5
-    a, b = ints(ta, m, k), ints(tb, k, n)
-    sa, sb = rng.uniform(0.001, 0.1, 1).astype(np.float32), rng.uniform(0.001, 0.1, n).astype(np.float32)
-    za, zb = ints(ta, 1), ints(tb, n)
-    bias = rng.uniform(-2, 2, n).astype(np.float32)
-    want = ort_run(_node("MatMulIntegerToFloat", "com.microsoft"), [a, b, sa, sb, za, zb, bias], np.float32)
-    name = NAME[ta]
-    desc = descs.MatrixMultiplyIntegerToFloat(
-        a_tensor=T(name, [m, k]), a_scale_tensor=T("FLOAT32", [1, 1]), a_zero_point_tensor=T(name, [1, 1]),
-        b_tensor=T(name, [k, n]), b_scale_tensor=T("FLOAT32", [1, n]), b_zero_point_tensor=T(name, [1, n]),
-        bias_tensor=T("FLOAT32", [m, n]), output_tensor=T("FLOAT32", [m, n]))
-    assert_all(desc, {"ATensor": a, "AScaleTensor": sa.reshape(1, 1), "AZeroPointTensor": za.reshape(1, 1),
-                      "BTensor": b, "BScaleTensor": sb.reshape(1, n), "BZeroPointTensor": zb.reshape(1, n),
-                      "BiasTensor": np.broadcast_to(bias, (m, n)).copy()}, want)
+def _extremes(dtype, shape, rng):
+    """Values of ``dtype`` over its full range, half of them its minimum or maximum (the largest products)."""
+    info = np.iinfo(dtype)
+    v = rng.integers(int(info.min), int(info.max) + 1, shape)
+    ends = rng.integers(0, 2, shape).astype(bool) & (rng.random(shape) < 0.5)
+    return np.where(ends, np.where(rng.random(shape) < 0.5, int(info.min), int(info.max)), v).astype(dtype)
 
 
-def test_matrix_multiply_integer_matches_onnxruntime_matmulinteger_beyond_the_int32_range():
-    """MatMulInteger (CPU) on a product that wraps the INT32 accumulator."""
+def _wrap32(v: np.ndarray) -> np.ndarray:
+    return ((v.astype(np.int64) + 2**31) % 2**32 - 2**31).astype(np.int32)
+
+
+@pytest.mark.parametrize("types", PAIRS, ids="-".join)
+def test_matrix_multiply_integer_every_type_pair_matches_numpy_int64(types):
+    """{2, 3, 40, 64} x {2, 3, 64, 24} with per-row / per-column zero points, and one product per element pair
+    of the extremes: NumPy int64 arithmetic is the oracle."""
+    rng = np.random.default_rng(sum(map(len, types)) + 41)
+    ta, tb = (np.dtype(t.lower()) for t in types)
+    lead, m, k, n = [2, 3], 40, 64, 24
+    a, b = _extremes(ta, lead + [m, k], rng), _extremes(tb, lead + [k, n], rng)
+    za, zb = _extremes(ta, [1, 1, m, 1], rng), _extremes(tb, [1, 1, 1, n], rng)
+    desc = descs.MatrixMultiplyInteger(
+        a_tensor=T(types[0], lead + [m, k]), a_zero_point_tensor=T(types[0], [1, 1, m, 1]),
+        b_tensor=T(types[1], lead + [k, n]), b_zero_point_tensor=T(types[1], [1, 1, 1, n]),
+        output_tensor=T("INT32", lead + [m, n]))
+    want = _wrap32((a.astype(np.int64) - za) @ (b.astype(np.int64) - zb))
+    assert_all(desc, {"ATensor": a, "AZeroPointTensor": za, "BTensor": b, "BZeroPointTensor": zb}, want, str(types))
+    # without zero points: INT8 127 / -128 against UINT8 255 everywhere
+    a, b = np.full((4, k), np.iinfo(ta).max, ta), np.full((k, 3), np.iinfo(tb).max, tb)
+    a[1], b[:, 1] = np.iinfo(ta).min, np.iinfo(tb).min
+    desc = descs.MatrixMultiplyInteger(a_tensor=T(types[0], [4, k]), b_tensor=T(types[1], [k, 3]),
+                                       output_tensor=T("INT32", [4, 3]))
+    assert_all(desc, {"ATensor": a, "BTensor": b}, _wrap32(a.astype(np.int64) @ b.astype(np.int64)),
+               f"{types} extremes")
+
+
+def test_matrix_multiply_integer_beyond_the_int32_range_wraps():
+    """50000 products of 200..255: every sum exceeds 2**31 - 1 and wraps modulo 2**32 (NumPy int64 oracle)."""
     rng = np.random.default_rng(5)
     k = 50000
     a = rng.integers(200, 256, (2, k)).astype(np.uint8)
     b = rng.integers(200, 256, (k, 3)).astype(np.uint8)
-    want = ort_run(_node("MatMulInteger"), [a, b], np.int32)
     exact = a.astype(np.int64) @ b.astype(np.int64)
     assert np.all(exact > 2**31 - 1)
     desc = descs.MatrixMultiplyInteger(a_tensor=td(a), b_tensor=td(b), output_tensor=T("INT32", [2, 3]))
-    assert_all(desc, {"ATensor": a, "BTensor": b}, want)
+    assert_all(desc, {"ATensor": a, "BTensor": b}, _wrap32(exact))
 
 
-@pytest.mark.parametrize("dtype", ["uint8", "int8"])
-def test_quantized_linear_matrix_multiply_matches_onnxruntime_qlinearmatmul(dtype):
-    """QLinearMatMul (CPU, per-tensor parameters) rounds acc * (sa * sb / sy): one step apart only near halves."""
-    rng = np.random.default_rng(13)
-    t = np.dtype(dtype)
-    lo, hi = int(np.iinfo(t).min), int(np.iinfo(t).max) + 1
-    a, b = rng.integers(lo, hi, (2, 8, 16)).astype(t), rng.integers(lo, hi, (2, 16, 8)).astype(t)
-    sa, sb, sy = (np.array([v], np.float32) for v in (0.02, 0.03, 0.15))
-    za, zb, zy = (np.array([v], t) for v in rng.integers(lo // 4, hi // 4, 3))
-    want = ort_run(_node("QLinearMatMul"), [a, sa, za, b, sb, zb, sy, zy], t)
-    desc = _qlinear_matmul_desc(a, b, want, [sa, za, sb, zb, sy, zy])
-    acc = (a.astype(np.int64) - za[0]) @ (b.astype(np.int64) - zb[0])
-    exact = acc * (float(sa[0]) * float(sb[0]) / float(sy[0]))
+@pytest.mark.parametrize("types", PAIRS, ids="-".join)
+def test_convolution_integer_every_type_pair_matches_python_loops(types):
+    """8 input channels, 3 x 3 filters, padding, a per-channel filter zero point: the issue's INT8 x UINT8 case and
+    its three siblings, full ranges and extremes."""
+    rng = np.random.default_rng(sum(map(len, types)) + 43)
+    tx, tw = (np.dtype(t.lower()) for t in types)
+    xs, ws, ys = [2, 8, 5, 6], [4, 8, 3, 3], [2, 4, 5, 6]
+    x, w = _extremes(tx, xs, rng), _extremes(tw, ws, rng)
+    zx, zw = _extremes(tx, [1], rng), _extremes(tw, [ws[0]], rng)
+    desc = descs.ConvolutionInteger(
+        input_tensor=T(types[0], xs), input_zero_point_tensor=T(types[0], [1, 1, 1, 1]), filter_tensor=T(types[1], ws),
+        filter_zero_point_tensor=T(types[1], [1, ws[0], 1, 1]), output_tensor=T("INT32", ys), strides=[1, 1],
+        dilations=[1, 1], start_padding=[1, 1], end_padding=[1, 1], group_count=1)
+    want = _python_conv(x, int(zx[0]), w, zw, ys[2:], [1, 1], [1, 1], [1, 1], 1)
+    assert_all(desc, {"InputTensor": x, "InputZeroPointTensor": zx.reshape(1, 1, 1, 1), "FilterTensor": w,
+                      "FilterZeroPointTensor": zw.reshape(1, -1, 1, 1)}, want, str(types))
+
+
+def test_convolution_integer_int8_input_uint8_filter_as_the_issue_found_it():
+    """Issue 20's reproduction: INT8 input 0..127, UINT8 filter 0..255, 8 channels, 3 x 3, no zero points (ONNX
+    Runtime's ConvInteger returned 64 wrong outputs of 64 on an AVX2 CPU)."""
+    rng = np.random.default_rng(20)
+    x = rng.integers(0, 128, (1, 8, 10, 10)).astype(np.int8)
+    w = rng.integers(0, 256, (1, 8, 3, 3)).astype(np.uint8)
+    desc = descs.ConvolutionInteger(
+        input_tensor=td(x), input_zero_point_tensor=None, filter_tensor=td(w), filter_zero_point_tensor=None,
+        output_tensor=T("INT32", [1, 1, 8, 8]), strides=[1, 1], dilations=[1, 1], start_padding=[0, 0],
+        end_padding=[0, 0], group_count=1)
+    want = _python_conv(x, 0, w, np.zeros(1, np.int64), [8, 8], [1, 1], [1, 1], [0, 0], 1)
+    assert_all(desc, {"InputTensor": x, "FilterTensor": w}, want)
+
+
+def _requantized(acc: np.ndarray, scale: np.ndarray, sy: float, zy: int, out_dtype) -> tuple:
+    """(want, exact quotient): acc * scale / sy exactly (Fractions of the float32 values), half to even, + zy,
+    saturated."""
+    info = np.iinfo(out_dtype)
+    exact = np.vectorize(lambda a, s: float(Fraction(int(a)) * Fraction(float(s)) / Fraction(float(sy))))(acc, scale)
+    want = np.vectorize(lambda v: min(max(_round_half_even(Fraction(v)) + zy, int(info.min)), int(info.max)))(exact)
+    return want.astype(out_dtype), exact
+
+
+@pytest.mark.parametrize("types", PAIRS, ids="-".join)
+def test_quantized_linear_matrix_multiply_every_type_pair_matches_exact_fractions(types):
+    """NumPy int64 products, then Fractions for AScale * BScale / OutputScale (per-row A, per-column B)."""
+    rng = np.random.default_rng(sum(map(len, types)) + 47)
+    ta, tb = (np.dtype(t.lower()) for t in types)
+    m, k, n = 6, 32, 5
+    a, b = _extremes(ta, [2, m, k], rng), _extremes(tb, [2, k, n], rng)
+    za, zb = _extremes(ta, [1, m, 1], rng), _extremes(tb, [1, 1, n], rng)
+    sa = rng.uniform(0.001, 0.01, (1, m, 1)).astype(np.float32)
+    sb = rng.uniform(0.001, 0.01, (1, 1, n)).astype(np.float32)
+    sy, zy = np.float32(0.37), np.int8(3)
+    f32 = lambda shape: T("FLOAT32", shape)  # noqa: E731
+    desc = descs.QuantizedLinearMatrixMultiply(
+        a_tensor=T(types[0], [2, m, k]), a_scale_tensor=f32([1, m, 1]), a_zero_point_tensor=T(types[0], [1, m, 1]),
+        b_tensor=T(types[1], [2, k, n]), b_scale_tensor=f32([1, 1, n]), b_zero_point_tensor=T(types[1], [1, 1, n]),
+        output_scale_tensor=f32([1, 1, 1]), output_zero_point_tensor=T("INT8", [1, 1, 1]),
+        output_tensor=T("INT8", [2, m, n]))
+    acc = (a.astype(np.int64) - za) @ (b.astype(np.int64) - zb)
+    want, exact = _requantized(acc, np.broadcast_to(sa.astype(np.float32) * sb, acc.shape), sy, int(zy), np.int8)
     inputs = {"ATensor": a, "AScaleTensor": sa, "AZeroPointTensor": za, "BTensor": b, "BScaleTensor": sb,
-              "BZeroPointTensor": zb, "OutputScaleTensor": sy, "OutputZeroPointTensor": zy}
+              "BZeroPointTensor": zb, "OutputScaleTensor": np.full((1, 1, 1), sy),
+              "OutputZeroPointTensor": np.full((1, 1, 1), zy)}
     assert_near_halves_only(run_all(desc, inputs), want, exact)
 
 
-def test_quantized_linear_convolution_matches_onnxruntime_qlinearconv():
-    """QLinearConv (CPU; per-channel filter scales, one filter zero point, int32 bias, padding and groups)."""
-    rng = np.random.default_rng(17)
+@pytest.mark.parametrize("types", PAIRS, ids="-".join)
+def test_quantized_linear_convolution_every_type_pair_matches_exact_fractions(types):
+    """Per-channel filter scales and zero points, an INT32 bias, padding, strides, dilations and groups: Python
+    loops for the product, Fractions for the requantization."""
+    rng = np.random.default_rng(sum(map(len, types)) + 53)
     xs, ws, ys, strides, dilations, start, end, groups = GEOMETRIES[1]
-    x, w = rng.integers(0, 256, xs).astype(np.uint8), rng.integers(-128, 128, ws).astype(np.int8)
-    sx, sy = np.float32(0.02), np.float32(0.05)
-    sw = rng.uniform(0.005, 0.02, ws[0]).astype(np.float32)
-    zx, zw, zy = np.uint8(128), np.zeros(ws[0], np.int8), np.uint8(120)
+    tx, tw = (np.dtype(t.lower()) for t in types)
+    x, w = _extremes(tx, xs, rng), _extremes(tw, ws, rng)
+    zx, zw = _extremes(tx, [1], rng)[0], _extremes(tw, [ws[0]], rng)
     bias = rng.integers(-5000, 5000, ws[0]).astype(np.int32)
-    node = _node("QLinearConv", strides=strides, dilations=dilations, pads=start + end, group=groups)
-    natural = ort_run(node, [x, np.array(sx), np.array(zx), w, sw, zw, np.array(sy), np.array(zy), bias],
-                      np.uint8)
-    want = natural[..., :ys[2], :ys[3]]
-    desc = _qlinear_conv_desc(x, w, want, ws[0], True, start + end, strides, dilations, groups)
-    acc = _python_conv(x, 128, w, zw, ys[2:], strides, dilations, start, groups).astype(np.int64)
-    exact = (acc + bias.reshape(1, -1, 1, 1)) * (float(sx) * sw.astype(np.float64).reshape(1, -1, 1, 1) / float(sy))
+    sx, sy = np.float32(0.02), np.float32(0.9)
+    sw = rng.uniform(0.005, 0.02, ws[0]).astype(np.float32)
+    zy = np.uint8(120)
+    desc = _qlinear_conv_desc(x, w, np.zeros(ys, np.uint8), ws[0], True, start + end, strides, dilations, groups,
+                              types=(types[0], types[1], "UINT8"))
+    acc = _python_conv(x, int(zx), w, zw, ys[2:], strides, dilations, start, groups).astype(np.int64)
+    acc = acc + bias.reshape(1, -1, 1, 1)
+    scale = np.broadcast_to((sx * sw).reshape(1, -1, 1, 1), acc.shape)  # float32 InputScale * FilterScale
+    want, exact = _requantized(acc, scale, sy, int(zy), np.uint8)
     inputs = {"InputTensor": x, "InputScaleTensor": np.full((1,) * 4, sx),
               "InputZeroPointTensor": np.full((1,) * 4, zx),
               "FilterTensor": w, "FilterScaleTensor": sw.reshape(1, -1, 1, 1),
               "FilterZeroPointTensor": zw.reshape(1, -1, 1, 1), "BiasTensor": bias.reshape(1, -1, 1, 1),
               "OutputScaleTensor": np.full((1,) * 4, sy), "OutputZeroPointTensor": np.full((1,) * 4, zy)}
     assert_near_halves_only(run_all(desc, inputs), want, exact)
+
+
+@pytest.mark.parametrize("provider", ["cpu", "cuda", "dml"])
+def test_which_onnx_nodes_compute_the_products(provider):
+    """ONNX Runtime's CPU and CUDA providers get float64 MatMuls (exact by the 2**53 bound, whatever the CPU);
+    only DirectML's provider gets MatMulInteger / ConvInteger, DirectML's own integer kernels."""
+    from dmlops.backends.onnxruntime import build_model
+    from dmlops.graph import GraphDesc
+    from dmlops.ops import convolution_integer, quantized_linear_convolution, quantized_linear_matrix_multiply
+
+    integer_ops = {"MatMulInteger", "ConvInteger", "QLinearConv", "QLinearMatMul", "MatMulIntegerToFloat"}
+    for mod in (convolution_integer, quantized_linear_convolution, quantized_linear_matrix_multiply):
+        model = build_model(GraphDesc.single(mod.SAMPLES[0].desc), provider == "cpu", provider)
+        ops = {n.op_type for n in model.graph.node}
+        if provider == "dml":
+            assert ops & integer_ops, mod.__name__
+        else:
+            assert not ops & integer_ops and "MatMul" in ops, (mod.__name__, sorted(ops))
+            casts = [onnx.helper.get_attribute_value(n.attribute[0]) for n in model.graph.node if n.op_type == "Cast"]
+            assert onnx.TensorProto.DOUBLE in casts, mod.__name__
+
+
+def _node(op, domain="", **attrs):
+    return onnx.helper.make_node(op, [], [], domain=domain or None, **attrs)
 
 
 def _pool_desc(x, y, window, strides, start, end, include, q=1, y_type=None):
@@ -439,31 +529,108 @@ def test_quantized_linear_average_pooling_matches_exact_fractions_per_channel():
     assert_near_halves_only(run_all(desc, inputs), want, exact)
 
 
-# ---------------------------------------------------------------------------------------------- 16/32-bit operands
-@pytest.mark.parametrize("name", ["INT16", "UINT16", "INT32", "UINT32"])
-def test_matrix_multiply_integer_to_float_wide_operands_wrap_as_int32(name):
-    """16/32-bit operands: the INT32 accumulator of dmlops's decision (module docstring), against Python integers."""
+# ---------------------------------------------------------------------------------------------- integer to float
+def _python_integer_to_float(a, za, sa, b, zb, sb, bias):
+    """DirectML's order for MATRIX_MULTIPLY_INTEGER_TO_FLOAT (FLOAT32), one scalar float32 operation at a time:
+    (float32(a) - float32(za)) * sa, the same for b, the K products added in k order, then the bias."""
+    f = np.float32
+    m, k = a.shape
+    n = b.shape[1]
+    y = np.zeros((m, n), f)
+    for i, j in itertools.product(range(m), range(n)):
+        total = None
+        for kk in range(k):
+            av = f(f(f(a[i, kk]) - f(za[i, 0])) * f(sa[i, 0]))
+            bv = f(f(f(b[kk, j]) - f(zb[0, j])) * f(sb[0, j]))
+            p = f(av * bv)
+            total = p if total is None else f(total + p)
+        y[i, j] = f(total + f(bias[i, j]))
+    return y
+
+
+@pytest.mark.parametrize("name", ["INT8", "UINT8", "INT16", "UINT16", "INT32", "UINT32"])
+def test_matrix_multiply_integer_to_float_matches_python_loops(name):
+    """Every data type over its full range (UINT32 4294967295 included: nothing wraps), per-row A and per-column B
+    scales and zero points, a bias: scalar float32 loops are the oracle."""
     rng = np.random.default_rng(29)
     dtype = np.dtype(name.lower())
     info = np.iinfo(dtype)
     m, k, n = 3, 6, 4
-    a = rng.integers(int(info.min), int(info.max) + 1, (m, k), dtype=np.int64).astype(dtype)
-    b = rng.integers(int(info.min), int(info.max) + 1, (k, n), dtype=np.int64).astype(dtype)
-    za, zb = a[:, :1].copy(), b[:1, :].copy()
-    acc = [[sum((int(a[i, j]) - int(za[i, 0])) * (int(b[j, c]) - int(zb[0, c])) for j in range(k)) for c in range(n)]
-           for i in range(m)]
-    acc = np.array([[(v + 2**31) % 2**32 - 2**31 for v in r] for r in acc], np.int64).astype(np.int32)
-    want = acc.astype(np.float32) * (np.float32(0.5) * np.float32(0.25))
+    ints = lambda *s: _extremes(dtype, s, rng)  # noqa: E731
+    a, b, za, zb = ints(m, k), ints(k, n), ints(m, 1), ints(1, n)
+    a[0, 0] = info.max
+    sa, sb = rng.uniform(0.5, 2, (m, 1)).astype(np.float32), rng.uniform(2**-20, 2**-18, (1, n)).astype(np.float32)
+    bias = rng.uniform(-1, 1, (m, n)).astype(np.float32)
+    want = _python_integer_to_float(a, za, sa, b, zb, sb, bias)
     desc = descs.MatrixMultiplyIntegerToFloat(
-        a_tensor=T(name, [m, k]), a_scale_tensor=T("FLOAT32", [1, 1]), a_zero_point_tensor=T(name, [m, 1]),
-        b_tensor=T(name, [k, n]), b_scale_tensor=T("FLOAT32", [1, 1]), b_zero_point_tensor=T(name, [1, n]),
-        output_tensor=T("FLOAT32", [m, n]))
-    inputs = {"ATensor": a, "AScaleTensor": np.array([[0.5]], np.float32), "AZeroPointTensor": za, "BTensor": b,
-              "BScaleTensor": np.array([[0.25]], np.float32), "BZeroPointTensor": zb}
+        a_tensor=T(name, [m, k]), a_scale_tensor=T("FLOAT32", [m, 1]), a_zero_point_tensor=T(name, [m, 1]),
+        b_tensor=T(name, [k, n]), b_scale_tensor=T("FLOAT32", [1, n]), b_zero_point_tensor=T(name, [1, n]),
+        bias_tensor=T("FLOAT32", [m, n]), output_tensor=T("FLOAT32", [m, n]))
+    inputs = {"ATensor": a, "AScaleTensor": sa, "AZeroPointTensor": za, "BTensor": b, "BScaleTensor": sb,
+              "BZeroPointTensor": zb, "BiasTensor": bias}
     assert_all(desc, inputs, want, name)
 
 
+def test_matrix_multiply_integer_to_float_adds_in_k_order_across_onnx_chunks():
+    """K = 600 with M = N = 96: ONNX adds the products in CumSum chunks (2**22 elements each, here 455 of K); the sum
+    stays the sequential one (scalar loops), which a float32 GEMM's tiled order would not give."""
+    from dmlops.ops import matrix_multiply_integer_to_float as mmitf
+
+    rng = np.random.default_rng(31)
+    m, k, n = 96, 600, 96
+    assert mmitf.CHUNK_ELEMENTS // (m * n) < k
+    a, b = rng.integers(-128, 128, (m, k)).astype(np.int8), rng.integers(-128, 128, (k, n)).astype(np.int8)
+    sa, sb = np.full((1, 1), 0.1, np.float32), np.full((1, 1), 0.3, np.float32)
+    desc = descs.MatrixMultiplyIntegerToFloat(
+        a_tensor=T("INT8", [m, k]), a_scale_tensor=T("FLOAT32", [1, 1]), a_zero_point_tensor=None,
+        b_tensor=T("INT8", [k, n]), b_scale_tensor=T("FLOAT32", [1, 1]), b_zero_point_tensor=None, bias_tensor=None,
+        output_tensor=T("FLOAT32", [m, n]))
+    f = np.float32
+    da, db = (a.astype(f) * sa[0, 0]).astype(f), (b.astype(f) * sb[0, 0]).astype(f)
+    want = da[:, 0:1] * db[0:1, :]
+    for kk in range(1, k):  # vectorized over M x N, one k after the other: the loops' order
+        want = want + da[:, kk:kk + 1] * db[kk:kk + 1, :]
+    gemm = da @ db
+    assert np.any(gemm != want)  # the order matters on these inputs
+    assert_all(desc, {"ATensor": a, "AScaleTensor": sa, "BTensor": b, "BScaleTensor": sb}, want)
+
+
 # ---------------------------------------------------------------------------------------------- shape rules
+def _errors():
+    from dmlops.ops import (convolution_integer, matrix_multiply_integer, matrix_multiply_integer_to_float,
+                            quantized_linear_matrix_multiply)
+
+    mods = (convolution_integer, matrix_multiply_integer, matrix_multiply_integer_to_float,
+            quantized_linear_matrix_multiply)
+    return [pytest.param(desc, message, id=f"{desc.OPERATOR_TYPE}-{name}") for mod in mods
+            for name, desc, message in mod.ERRORS]
+
+
+@pytest.mark.parametrize("desc,message", _errors())
+def test_the_descriptors_directml_refused_are_refused_by_name(desc, message):
+    """Each module's ERRORS: a sample DirectML refused (the vectors' sample_* cases), kept as the error it is."""
+    import re
+
+    with pytest.raises(dmlops.DmlOpsError, match=re.escape(message)):
+        dmlops.validate(desc, FeatureLevel.latest())
+
+
+def test_a_per_tensor_zero_point_may_drop_leading_ones_but_not_a_per_channel_one():
+    x, w, y = T("UINT8", [1, 2, 3, 3]), T("UINT8", [2, 2, 2, 2]), T("INT32", [1, 2, 2, 2])
+
+    def conv(zx, zw):
+        return descs.ConvolutionInteger(
+            input_tensor=x, input_zero_point_tensor=T("UINT8", zx), filter_tensor=w,
+            filter_zero_point_tensor=T("UINT8", zw), output_tensor=y, strides=[1, 1], dilations=[1, 1],
+            start_padding=[0, 0], end_padding=[0, 0], group_count=1)
+
+    assert dmlops.problems(conv([1, 1, 1], [1, 1, 1]), FeatureLevel.latest()) == []
+    assert dmlops.problems(conv([1, 1, 1, 1], [1, 2, 1, 1]), FeatureLevel.latest()) == []
+    with pytest.raises(dmlops.DmlOpsError, match=r"CONVOLUTION_INTEGER\.FilterZeroPointTensor: Sizes \[1, 2, 1\] "
+                                                 r"hold 2 zero points in 3 dimensions; a per-channel"):
+        dmlops.validate(conv([1, 1, 1], [1, 2, 1]), FeatureLevel.latest())
+
+
 def test_per_channel_zero_point_of_the_wrong_length_is_refused():
     desc = descs.ConvolutionInteger(
         input_tensor=T("UINT8", [1, 2, 4, 4]), input_zero_point_tensor=T("UINT8", [1, 1, 1, 1]),

@@ -207,7 +207,7 @@ def mmi(a=(2, 3, 4, 5), b=(2, 3, 5, 6), y=None, az=None, bz=None, dt="UINT8"):
 
 @pytest.mark.parametrize("desc", [
     mmi(), mmi(az=(1, 1, 1, 1), bz=(1, 1, 1, 1)), mmi(az=(1, 1, 4, 1), bz=(1, 1, 1, 6), dt="INT8"),
-    mmi(a=(4, 5), b=(5, 6), az=(4, 1), bz=(1, 6)), mmi(a=(4, 5), b=(5, 6), az=(4,), bz=(6,)),  # 1-D per-row {M}
+    mmi(a=(4, 5), b=(5, 6), az=(4, 1), bz=(1, 6)), mmi(a=(4, 5), b=(5, 6), az=(1,), bz=(6,)),  # 1-D per-column {N}
     mmi(a=(4, 5), b=(5, 6), az=(1,), bz=(1,)), mmi(a=(3, 4, 5), b=(3, 5, 6), az=(1, 1, 4, 1), bz=(1, 6)),
 ], ids=str)
 def test_matrix_multiply_integer_valid(desc):
@@ -240,8 +240,14 @@ def test_matrix_multiply_integer_zero_points():
         "MATRIX_MULTIPLY_INTEGER.BZeroPointTensor: Sizes [1, 1, 1, 5] are neither per-tensor {1, 1, 1, 1} nor "
         "per-column {1, 1, 1, N} = [1, 1, 1, 6].",
     ]
+    # a 1-D per-row tensor is refused, whatever its length: DirectML reads 1-D along N (vector
+    # sample_batched_3d_1d_zero_points)
+    one_d = ("are neither per-tensor {1} nor per-row {M, 1} = [4, 1]: DirectML reads a 1-D tensor along its last "
+             "dimension (per column), so a per-row tensor has 2 or more dimensions.")
+    assert messages(mmi(a=(4, 5), b=(5, 6), az=(4,), bz=(6,))) == [
+        f"MATRIX_MULTIPLY_INTEGER.AZeroPointTensor: Sizes [4] {one_d}"]
     assert messages(mmi(a=(4, 5), b=(5, 6), az=(5,), bz=(4, 6))) == [
-        "MATRIX_MULTIPLY_INTEGER.AZeroPointTensor: Sizes [5] are neither per-tensor {1} nor per-row {M} = [4].",
+        f"MATRIX_MULTIPLY_INTEGER.AZeroPointTensor: Sizes [5] {one_d}",
         "MATRIX_MULTIPLY_INTEGER.BZeroPointTensor: Sizes [4, 6] are neither per-tensor {1, 1} nor per-column "
         "{1, N} = [1, 6].",
     ]
@@ -264,7 +270,7 @@ def mmi_float(a=(2, 4, 5), b=(2, 5, 6), a_scale=(1, 1, 1), a_zero=None, b_scale=
 
 @pytest.mark.parametrize("desc", [
     mmi_float(), mmi_float(a_scale=(1, 4, 1), a_zero=(1, 4, 1), b_scale=(1, 1, 6), b_zero=(1, 1, 6), bias=(2, 4, 6)),
-    mmi_float(a_scale=(1, 1, 1), a_zero=(1, 4, 1), b_scale=(1, 1, 6), b_zero=(1, 1, 1), dt="UINT16"),
+    mmi_float(a_scale=(1, 4, 1), a_zero=(1, 4, 1), b_scale=(1, 1, 1), b_zero=(1, 1, 1), dt="UINT16"),
 ], ids=str)
 def test_matrix_multiply_integer_to_float_valid(desc):
     assert messages(desc) == []
@@ -283,6 +289,11 @@ def test_matrix_multiply_integer_to_float_shapes():
     assert messages(mmi_float(b=(2, 6, 6), y=(2, 4, 7), bias=(2, 4, 7))) == [
         f"{op}.BTensor: Sizes [2, 6, 6] do not match {{ChannelCount, K, N}} = [2, 5, 6].",
         f"{op}.OutputTensor: Sizes [2, 4, 7] do not match {{ChannelCount, M, N}} = [2, 4, 6].",
+    ]
+    # a zero point has its scale's Sizes (vector sample_int8_zero_points_by_hand: DirectML refused them apart)
+    assert messages(mmi_float(a_scale=(1, 1, 1), a_zero=(1, 4, 1), b_scale=(1, 1, 6), b_zero=(1, 1, 1))) == [
+        f"{op}.AZeroPointTensor: Sizes [1, 4, 1] do not match AScaleTensor Sizes = [1, 1, 1].",
+        f"{op}.BZeroPointTensor: Sizes [1, 1, 1] do not match BScaleTensor Sizes = [1, 1, 6].",
     ]
     # BiasTensor against OutputTensor is the generic 'same Sizes' rule
     assert messages(mmi_float(bias=(2, 1, 6))) == [
@@ -305,8 +316,8 @@ def qlmm(a=(1, 1, 4, 5), b=(1, 1, 5, 6), y=(1, 1, 4, 6), q=None):
                     "b_zero": (1, 1, 1, 6), "y_scale": (1, 1, 4, 1), "y_zero": (1, 1, 4, 1)}),
     qlmm(a=(4, 5), b=(5, 6), y=(4, 6), q={k: (1,) for k in ("a_scale", "a_zero", "b_scale", "b_zero", "y_scale",
                                                            "y_zero")}),
-    qlmm(a=(4, 5), b=(5, 6), y=(4, 6), q={"a_scale": (4,), "a_zero": (1,), "b_scale": (6,), "b_zero": (6,),
-                                          "y_scale": (4,), "y_zero": (1,)}),
+    qlmm(a=(4, 5), b=(5, 6), y=(4, 6), q={"a_scale": (4, 1), "a_zero": (1, 1), "b_scale": (1, 6), "b_zero": (1, 6),
+                                          "y_scale": (4, 1), "y_zero": (1, 1)}),
 ], ids=str)
 def test_quantized_linear_matrix_multiply_valid(desc):
     assert messages(desc, "4.0") == []
@@ -767,7 +778,8 @@ VALID = {
     "MEAN_VARIANCE_NORMALIZATION2": mvn1(dmlops.MeanVarianceNormalization2),
     "LOCAL_RESPONSE_NORMALIZATION": lrn(), "LOCAL_RESPONSE_NORMALIZATION_GRAD": lrn_grad(),
     "LP_NORMALIZATION": lp(), "MATRIX_MULTIPLY_INTEGER": mmi(az=(1, 1, 4, 1), bz=(1, 1, 1, 6)),
-    "MATRIX_MULTIPLY_INTEGER_TO_FLOAT": mmi_float(a_zero=(1, 4, 1), b_zero=(1, 1, 6), bias=(2, 4, 6)),
+    "MATRIX_MULTIPLY_INTEGER_TO_FLOAT": mmi_float(a_scale=(1, 4, 1), a_zero=(1, 4, 1), b_scale=(1, 1, 6),
+                                                  b_zero=(1, 1, 6), bias=(2, 4, 6)),
     "QUANTIZED_LINEAR_MATRIX_MULTIPLY": qlmm(),
     "MULTIHEAD_ATTENTION": mha(bias_tensor=t(28), relative_position_bias_tensor=t(2, 4, 3, 12), mask_type="BOOLEAN",
                                mask_tensor=mask(2, 4, 3, 12), **PAST),

@@ -1,29 +1,37 @@
-"""Exact integer products shared by MATRIX_MULTIPLY_INTEGER, MATRIX_MULTIPLY_INTEGER_TO_FLOAT, CONVOLUTION_INTEGER and
-QUANTIZED_LINEAR_MATRIX_MULTIPLY / _CONVOLUTION / _AVERAGE_POOLING.
+"""Exact integer products shared by MATRIX_MULTIPLY_INTEGER, CONVOLUTION_INTEGER and QUANTIZED_LINEAR_MATRIX_MULTIPLY /
+_CONVOLUTION / _AVERAGE_POOLING (MATRIX_MULTIPLY_INTEGER_TO_FLOAT dequantizes first, as DirectML does: its module).
 
-The integer part of these operators is sum((A - AZeroPoint) * (B - BZeroPoint)) accumulated in 32 bits: the docs'
-"accumulated in INT32" for the 8-bit operators, and dmlops's decision for MATRIX_MULTIPLY_INTEGER_TO_FLOAT's 16- and
-32-bit operands (no vector and no page says more): A - AZeroPoint, every product and every sum wrap modulo 2**32
-(two's complement) and the result is read as INT32. For 8-bit operands nothing wraps below 33025 products.
+The integer part of these operators is sum((A - AZeroPoint) * (B - BZeroPoint)) accumulated in INT32 (the docs'
+"accumulated in INT32"): the sum wraps modulo 2**32 (two's complement) and is read as INT32. Operands are 8-bit, so
+every centred value lies in [-255, 255], every product in [-65025, 65025] (< 2**16), and nothing wraps below 33026
+products.
 
-How each backend stays exact (DirectML's ONNX Runtime provider has MatMul and Conv for floats only, and torch-directml
-has no integer matmul or convolution):
+How each backend stays exact, on every CPU:
 
-* NumPy: uint64 matmul of the centred values (wraps modulo 2**64, whose low 32 bits are the answer).
-* ONNX: MatMulInteger / ConvInteger, which the provider registers for (u)int8 and ONNX Runtime's CPU provider runs for
-  every (u)int8 pair, wrapping in int32. The CPU kernels take only a per-tensor A / input zero point (and ConvInteger
-  only a per-tensor filter zero point), so zero points are applied as int32 corrections:
-  (A - za)(B - zb) summed = A.B - za * colsum(B) - rowsum(A) * zb + K * za * zb (each term wraps alike). A convolution
-  reads its padding as InputZeroPoint (Pad with that value), so that padding contributes (x - zx) = 0, as a zero of the
-  dequantized input. 16/32-bit operands (TO_FLOAT only) are split into the four bytes of (v mod 2**32); the byte
-  products with weight 2**(8 * (i + j)) < 2**32 (10 MatMulIntegers) sum to the product modulo 2**32.
+* NumPy: uint64 matmul of the centred values (integer arithmetic, no BLAS; wraps modulo 2**64, whose low 32 bits
+  are the answer).
+* ONNX on ONNX Runtime's CPU and CUDA providers: the centred values in float64, one MatMul (a convolution: a window
+  gather, dmlops.ops._pooling's table, then that MatMul), the result cast to int64 and wrapped to INT32. Exact by a
+  bound, whatever the kernel's blocking, summation order or FMA use: a sum of K products is an integer of magnitude
+  at most K * 65025, and K (A's row, or a filter's InputChannelCount / GroupCount * FilterSize elements) is below
+  2**32 since one buffer holds at most 4 GiB, so every partial sum is an integer below 2**48 < 2**53, which float64
+  holds exactly. ONNX Runtime's own MatMulInteger / ConvInteger / QLinear* CPU kernels are not used there: they are
+  not exact on every CPU (issue 20: on an AVX2 CPU without AVX-512 VNNI, ConvInteger with an INT8 input and a UINT8
+  filter returned -2231 for -7572; MLAS's AVX2 U8S8 kernel sums byte pairs with a saturating 16-bit instruction,
+  which AVX-512 VNNI and AVX-VNNI kernels do not; tests/test_integer_cpu_paths.py reproduces it under qemu).
+* ONNX on ONNX Runtime's DirectML provider (OnnxGraph.provider "dml", which has no float64 kernels):
+  MatMulInteger / ConvInteger, i.e. DirectML's own MATRIX_MULTIPLY_INTEGER / CONVOLUTION_INTEGER kernels. Zero
+  points the ONNX operators cannot take per row / per channel are applied as int32 corrections:
+  (A - za)(B - zb) summed = A.B - za * colsum(B) - rowsum(A) * zb + K * za * zb (each term wraps alike). A
+  convolution reads its padding as InputZeroPoint (Pad with that value), so that padding contributes (x - zx) = 0,
+  as a zero of the dequantized input.
 * torch: float32 matmuls of small digits, exact because every partial sum stays below 2**24 (the contraction is cut
-  into chunks that guarantee it), combined in int32. 8-bit centred values (|v| <= 255) are 16 * h + l (l in [0, 15],
-  h in [-16, 15]: products <= 256, chunks of 65536); 32-bit values are their four bytes (products <= 65025, chunks of
-  258). A convolution is an im2col (dmlops.ops._pooling's window table, padding read as 0 after the zero point is
-  subtracted) followed by such a matmul: a float convolution kernel may use Winograd or FFT transforms, which would
-  not be exact. This assumes the device's float32 matmul rounds as IEEE float32 does (integers below 2**24 are then
-  exact in any summation order); nothing here ran on DirectML to confirm it.
+  into chunks that guarantee it), combined in int32. Centred values (|v| <= 255) are 16 * h + l (l in [0, 15],
+  h in [-16, 15]: products <= 256, chunks of 65536). A convolution is an im2col (dmlops.ops._pooling's window table,
+  padding read as 0 after the zero point is subtracted) followed by such a matmul: a float convolution kernel may
+  use Winograd or FFT transforms, which would not be exact. This assumes the device's float32 matmul rounds as
+  IEEE float32 does (integers below 2**24 are then exact in any summation order, and 5-bit digits survive TF32 and
+  bfloat16 inputs); nothing here ran on DirectML to confirm it.
 
 Quantization parameters are per tensor, per row / column / channel; every one is reshaped from its DML Sizes to a
 shape that broadcasts against the layout the lowering computes in (``row`` {count, 1}, ``column`` {1, count},
@@ -37,12 +45,8 @@ from . import _pooling
 from ._quantize import onnx_quantize, reference_quantize, torch_quantize
 
 F32 = np.float32
-_WIDE = ("int16", "uint16", "int32", "uint32")
-
-
-def is_wide(dtype) -> bool:
-    """Whether an integer dtype (NumPy or torch) is 16 or 32 bits wide (bytes split), not 8."""
-    return str(dtype).removeprefix("torch.") in _WIDE
+F64 = np.float64
+LARGEST_PRODUCT = 255 * 255  # |(a - za) * (b - zb)| for 8-bit operands and zero points of their type
 
 
 def count(td) -> int:
@@ -148,34 +152,35 @@ def _i32(g, value) -> str:
     return g.const(np.asarray(value, np.int32))
 
 
-def _onnx_bytes(g, x: str, zp) -> list[str]:
-    """The four bytes (uint8) of (x - zp) modulo 2**32, least significant first; ``zp`` already broadcastable."""
+def integer_kernels(g) -> bool:
+    """Whether the model is built for DirectML's provider, whose MatMulInteger / ConvInteger are DirectML's own
+    integer kernels (and which has no float64 MatMul); elsewhere the products are float64 (module docstring)."""
+    return getattr(g, "provider", "cpu") == "dml"
+
+
+def _onnx_centered64(g, x: str, zp) -> str:
+    """float64(x) - float64(zp): exact (8-bit integers); ``zp`` already broadcastable (None: 0)."""
+    v = g.cast(x, F64)
+    return v if zp is None else g.node("Sub", [v, g.cast(zp, F64)])
+
+
+def onnx_wrap32(g, y: str, k: int) -> str:
+    """A float64 ``y`` holding exact sums of ``k`` products of centred 8-bit values, as INT32 modulo 2**32: a plain
+    Cast where no such sum can leave the INT32 range (k * 65025 < 2**31), else through int64 and its low 32 bits."""
+    if k * LARGEST_PRODUCT < 2**31:
+        return g.cast(y, np.int32)
     i64 = np.int64
-    v = g.cast(x, i64)
-    if zp is not None:
-        v = g.node("Sub", [v, g.cast(zp, i64)])
-    v = g.node("BitwiseAnd", [v, g.const(np.asarray(2**32 - 1, i64))])  # non-negative: Div floors
-    out = []
-    for i in range(4):
-        part = v if i == 0 else g.node("Div", [v, g.const(np.asarray(256**i, i64))])
-        out.append(g.cast(g.node("BitwiseAnd", [part, g.const(np.asarray(255, i64))]), np.uint8))
-    return out
+    v = g.node("Add", [g.cast(y, i64), g.const(np.asarray(2**31, i64))])
+    low = g.node("BitwiseAnd", [v, g.const(np.asarray(2**32 - 1, i64))])  # (y + 2**31) mod 2**32, in [0, 2**32)
+    return g.cast(g.node("Sub", [low, g.const(np.asarray(2**31, i64))]), np.int32)
 
 
 def onnx_matmul(g, a: str, za, b: str, zb, k: int) -> str:
     """(a - za) [..., M, K] x (b - zb) [..., K, N] modulo 2**32 as int32; ``za`` {M, 1} or {1, 1}, ``zb`` {1, N} or
     {1, 1} (or None) (module docstring)."""
-    if is_wide(g.dtype(a)) or is_wide(g.dtype(b)):
-        da, db = _onnx_bytes(g, a, za), _onnx_bytes(g, b, zb)
-        acc: str | None = None
-        for i in range(4):
-            for j in range(4 - i):
-                term = g.node("MatMulInteger", [da[i], db[j]], dtype=np.int32)
-                if i + j:
-                    term = g.node("Mul", [term, _i32(g, 256 ** (i + j))])
-                acc = term if acc is None else g.node("Add", [acc, term])
-        assert acc is not None  # 10 terms
-        return acc
+    if not integer_kernels(g):
+        y = g.node("MatMul", [_onnx_centered64(g, a, za), _onnx_centered64(g, b, zb)])
+        return onnx_wrap32(g, y, k)
     y = g.node("MatMulInteger", [a, b], dtype=np.int32)
     za32 = None if za is None else g.cast(za, np.int32)
     zb32 = None if zb is None else g.cast(zb, np.int32)
@@ -190,11 +195,33 @@ def onnx_matmul(g, a: str, za, b: str, zb, k: int) -> str:
     return y
 
 
+def _onnx_conv_float64(g, desc, x: str, zx, w: str, zw, per_channel: bool) -> str:
+    """:func:`reference_conv` in float64 ONNX ops: the centred input's windows (padding 0), one MatMul with the
+    centred filter, wrapped to INT32."""
+    n, c = desc.input_tensor.sizes[:2]
+    m, groups = desc.filter_tensor.sizes[0], desc.group_count
+    idx = conv_table(desc)
+    vx = _onnx_centered64(g, x, zx)
+    if zw is not None and per_channel:  # {M, 1, ..} against OutputTensor: {M, 1, 1, ..} against FilterTensor
+        zw = onnx_shaped(g, zw, channel(m, len(desc.strides) + 1))
+    vw = _onnx_centered64(g, w, zw)
+    cols = _pooling.onnx_windows(g, vx, list(desc.input_tensor.sizes), idx, 0.0)      # [N, C, rows, K]
+    cols = g.node("Reshape", [cols, g.ints([n, groups, c // groups, idx.shape[0], idx.shape[1]])])
+    cols = g.node("Transpose", [cols], perm=[0, 1, 2, 4, 3])
+    cols = g.node("Reshape", [cols, g.ints([n, groups, -1, idx.shape[0]])])          # [N, G, C/G * K, rows]
+    filters = g.node("Reshape", [vw, g.ints([groups, m // groups, -1])])               # [G, M/G, C/G * K]
+    y = g.node("MatMul", [filters, cols])                                              # [N, G, M/G, rows]
+    y = g.node("Reshape", [y, g.ints([n, m] + list(desc.output_tensor.sizes[2:]))])
+    return onnx_wrap32(g, y, (c // groups) * idx.shape[1])
+
+
 def onnx_conv(g, desc, x: str, zx, w: str, zw, per_channel: bool) -> str:
-    """ConvInteger of (x - zx) and (w - zw) as int32 [N, M, *output spatial]: ``zx`` a 0-d value (or None), ``zw``
-    0-d or, ``per_channel``, {M, 1, ..} (or None). The input is padded with its zero point first (padding reads as 0
-    after the subtraction); a per-channel filter zero point is applied as zw * ConvInteger(x, ones) (ONNX Runtime's
-    CPU ConvInteger takes per-tensor ones only)."""
+    """The FORWARD cross-correlation of (x - zx) and (w - zw) as int32 [N, M, *output spatial]: ``zx`` a 0-d value
+    (or None), ``zw`` 0-d or, ``per_channel``, {M, 1, ..} against OutputTensor (or None). Off DirectML, float64
+    windows and one MatMul; on DirectML's provider, ConvInteger of the input padded with its zero point (padding
+    reads as 0 after the subtraction), a per-channel filter zero point applied as zw * ConvInteger(x, ones)."""
+    if not integer_kernels(g):
+        return _onnx_conv_float64(g, desc, x, zx, w, zw, per_channel)
     dims = len(desc.strides)
     end = conv_end_padding(desc)
     if any(desc.start_padding) or any(end):
@@ -224,53 +251,34 @@ def onnx_requantize(g, acc: str, scale: str, out_scale: str, out_zp, np_dtype) -
 
 # ----------------------------------------------------------------------------------------------- torch
 def torch_centered(torch, x, zp, shape):
-    """(x - zp) modulo 2**32 as int32, zp (None: 0) reshaped to ``shape``."""
-    if x.dtype in (torch.uint32,):  # beyond int32: subtract in int64, keep the low 32 bits
-        v = x.to(torch.int64)
-        if zp is not None:
-            v = v - zp.to(torch.int64).reshape(shape)
-        return v.to(torch.int32)
+    """x - zp as int32 (exact: 8-bit values), zp (None: 0) reshaped to ``shape``."""
     v = x.to(torch.int32)
     return v if zp is None else v - zp.to(torch.int32).reshape(shape)
 
 
-def _digits(torch, v, wide: bool):
-    """(float32 digits, base, largest |digit product|) of int32 ``v``: bytes of v mod 2**32 (``wide``), else
-    v = 16 * h + l for |v| <= 255. Floor divisions by 0-d tensors (torch-directml registers div with a rounding
-    mode, not the Scalar overloads of remainder / floor_divide)."""
-    base = 256 if wide else 16
-
-    def split(t):
-        q = torch.div(t, torch.full((), base, dtype=t.dtype, device=t.device), rounding_mode="floor")
-        return t - q * base, q
-
-    out = []
-    for _ in range(3 if wide else 1):
-        low, v = split(v)
-        out.append(low)
-    if wide:  # the top byte of v mod 2**32: its value modulo 256
-        v = split(v)[0]
-    out.append(v)
-    return [d.to(torch.float32) for d in out], base, (255 * 255 if wide else 256)
+def _digits(torch, v):
+    """float32 (l, h) with v = 16 * h + l, l in [0, 15], h in [-16, 15] for |v| <= 255. A floor division by a 0-d
+    tensor (torch-directml registers div with a rounding mode, not the Scalar overloads of remainder /
+    floor_divide)."""
+    h = torch.div(v, torch.full((), 16, dtype=v.dtype, device=v.device), rounding_mode="floor")
+    return (v - h * 16).to(torch.float32), h.to(torch.float32)
 
 
-def torch_matmul(torch, va, vb, wide: bool):
-    """va [..., M, K] x vb [..., K, N] modulo 2**32 as int32, from exact float32 matmuls (module docstring)."""
-    da, base, largest = _digits(torch, va, wide)
-    db, _, _ = _digits(torch, vb, wide)
+def torch_matmul(torch, va, vb):
+    """va [..., M, K] x vb [..., K, N] (centred int32) modulo 2**32 as int32, from exact float32 matmuls of digits
+    (module docstring)."""
+    da, db = _digits(torch, va), _digits(torch, vb)
     k = va.shape[-1]
-    chunk = 2**24 // largest  # every partial sum of a chunk is an integer of magnitude <= 2**24: exact in float32
+    chunk = 2**24 // 256  # |digit products| <= 256: every partial sum of a chunk is an integer below 2**24
     acc = None
-    for i in range(len(da)):
-        for j in range(len(db)):
-            if wide and i + j > 3:  # a multiple of 2**32
-                continue
+    for i in range(2):
+        for j in range(2):
             term = None
             for s in range(0, k, chunk):
                 part = torch.matmul(da[i][..., s:s + chunk], db[j][..., s:s + chunk, :]).to(torch.int32)
-                term = part if term is None else term + part
+                term = part if term is None else term + part  # int32: wraps
             if i + j:
-                term = term * base ** (i + j)  # int32: wraps
+                term = term * 16 ** (i + j)
             acc = term if acc is None else acc + term
     return acc
 
@@ -284,7 +292,7 @@ def torch_conv(torch, desc, vx, vw):
     cols = cols.reshape(n, groups, c // groups, idx.shape[0], idx.shape[1]).transpose(3, 4)
     cols = cols.reshape(n, groups, -1, idx.shape[0])                    # [N, G, C/G * K, rows]
     w = vw.reshape(groups, m // groups, -1)                             # [G, M/G, C/G * K]
-    y = torch_matmul(torch, w, cols, False)                             # [N, G, M/G, rows]
+    y = torch_matmul(torch, w, cols)                                    # [N, G, M/G, rows]
     return y.reshape((n, m) + tuple(desc.output_tensor.sizes[2:]))
 
 

@@ -125,18 +125,27 @@ def per_axis_problem(desc, name: str, count: int | None, row: bool) -> Problem |
     """A scale or zero-point tensor that is per-tensor {1, 1, 1, 1} or per-row {1, 1, M, 1} (``row``)
     / per-column {1, 1, 1, N}.
 
-    Lower ranks drop leading dimensions ({M, 1}, {1, N}, {N}); a 1-D per-row tensor is {M} (the docs'
-    table writes the per-row layout as { [1], [1], AZeroPointCount, [1] }). ``count`` (M or N) is
-    None when the matrix that defines it is absent; then only the per-tensor and the layout's 1s are
-    checked.
+    Lower ranks drop leading dimensions ({M, 1}, {1, N}, {N}). A per-row tensor keeps at least {M, 1}:
+    DirectML reads a 1-D tensor as its last dimension, so {M} would be per column (it refused a 1-D
+    per-row AZeroPointTensor {4}, MATRIX_MULTIPLY_INTEGER sample_batched_3d_1d_zero_points, and 1-D
+    per-row scales and zero points, QUANTIZED_LINEAR_MATRIX_MULTIPLY sample_one_d_parameters_uint8;
+    ONNX Runtime's DirectML provider reshapes a 1-D A scale to {M, 1} before handing it over).
+    ``count`` (M or N) is None when the matrix that defines it is absent; then only the per-tensor
+    and the layout's 1s are checked.
     """
     t = tensor(desc, name)
     if t is None or not t.sizes:
         return None
     found = list(t.sizes)
     rank = len(found)
+    if row and rank == 1 and found != [1]:
+        detail = f"{{M, 1}} = [{count}, 1]" if count is not None else "{M, 1}"
+        return Problem(desc.OPERATOR_TYPE, name, "shape",
+                       f"Sizes {found} are neither per-tensor {{1}} nor per-row {detail}: DirectML reads a 1-D "
+                       f"tensor along its last dimension (per column), so a per-row tensor has 2 or more "
+                       f"dimensions.")
     letter = "M" if row else "N"
-    axis = rank - 1 if (not row or rank == 1) else rank - 2
+    axis = rank - 1 if not row else rank - 2
     others_one = all(s == 1 for i, s in enumerate(found) if i != axis)
     if others_one and (found[axis] == 1 or count is None or found[axis] == count):
         return None

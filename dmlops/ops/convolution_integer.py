@@ -12,19 +12,26 @@ DimensionCount - 2. The page says "Only a value of 2 is supported", written for 
 DML_FEATURE_LEVEL_2_1; its DML_FEATURE_LEVEL_4_0 table adds 3-D tensors {BatchCount, InputChannelCount,
 InputWidth}, which need 1 (DirectML runs CONVOLUTION with 3-D tensors and DimensionCount 1).
 InputZeroPointTensor is {1, 1, 1, 1}; FilterZeroPointTensor is {1, 1, 1, 1} (per tensor) or
-{1, OutputChannelCount, 1, 1} (per channel); fewer dimensions drop leading ones (the 4_0 table:
-{[1], [1], [1], 1} and {[1], FilterZeroPointChannelCount, [1], [1]}). Shared rules: dmlops/ops/_windows.py.
+{1, OutputChannelCount, 1, 1} (per channel). A per-tensor zero point may drop leading ones (the 4_0 table:
+{[1], [1], [1], 1}; sample int8_per_tensor_3d_zero_points ran on DirectML); a per-channel one has InputTensor's
+DimensionCount: DirectML refused {2, 1, 1} for a 4-D convolution (vector sample_nhwc_strided_input; that sample
+also read its input through NHWC strides, which CONVOLUTION takes, and no case separates the two; ONNX Runtime's
+DirectML provider gives a per-channel zero point InputTensor's DimensionCount before handing it over). Shared
+rules: dmlops/ops/_windows.py.
 
 Math (docs: "subtract zero point values from the input and filter tensor", then a forward convolution):
 Output[n, m, o] = sum over the group's channels c and filter offsets k of (Xpad[n, c, o * Strides + k * Dilations] -
 InputZeroPoint) * (W[m, c, k] - FilterZeroPoint[m]), accumulated in INT32 (wrapping modulo 2**32), an absent zero
 point being 0. Padding is a zero of the centred input (Xpad = InputZeroPoint there, as ONNX ConvInteger's reference
 and ONNX Runtime pad); an output longer than the sliding-window formula reads padding in its extra windows, and a
-shorter one is its first positions (CONVOLUTION's policy, dmlops/ops/convolution.py). How each backend stays exact:
-dmlops/ops/_integer_linear.py (ONNX: Pad with the zero point + ConvInteger, a per-channel filter zero point as
-ConvInteger(x, ones) corrections; torch: window gather + exact float32 digit matmuls).
+shorter one is its first positions (CONVOLUTION's policy, dmlops/ops/convolution.py). How each backend stays exact
+on every CPU: dmlops/ops/_integer_linear.py (NumPy: integer arithmetic; ONNX on the CPU and CUDA providers: the
+centred values' windows in float64 and one MatMul, exact below 2**53, never ONNX Runtime's ConvInteger, which is
+wrong on AVX2 CPUs for an INT8 input with a UINT8 filter; on DirectML's provider: Pad with the zero point +
+ConvInteger, DirectML's own kernel; torch: window gather + exact float32 digit matmuls).
 
-No DirectML vectors cover this operator: the docs, ONNX ConvInteger's node cases and NumPy int64 arithmetic decide
+DirectML ran every other sample bit for bit (the acceptance run of 2026-11-28); the docs, ONNX ConvInteger's node
+cases, Python loops and NumPy int64 arithmetic over every input / filter DataType pair decide the rest
 (tests/test_oracle_integer_linear.py).
 """
 from __future__ import annotations
@@ -34,15 +41,34 @@ import numpy as np
 from ..errors import Problem
 from ..sample import Sample, td
 from . import _integer_linear as il
-from ._windows import convolution_problems, quantization_problems
+from ._windows import braces, convolution_problems, quantization_problems
 
 
 def check(desc, level) -> list[Problem]:
-    """DimensionCount, Strides/Dilations/GroupCount, FilterTensor and OutputTensor sizes, zero-point Sizes."""
+    """DimensionCount, Strides/Dilations/GroupCount, FilterTensor and OutputTensor sizes, zero-point Sizes (a
+    per-channel FilterZeroPointTensor has InputTensor's DimensionCount)."""
     out, out_channels, rank = convolution_problems(desc)
     out += quantization_problems(desc, ["InputZeroPointTensor"], rank)
+    short = _short_per_channel_problem(desc, rank, out_channels)
+    if short is not None:
+        return out + [short]
     out += quantization_problems(desc, ["FilterZeroPointTensor"], rank, out_channels, "OutputChannelCount")
     return out
+
+
+def _short_per_channel_problem(desc, rank, out_channels) -> Problem | None:
+    """A per-channel FilterZeroPointTensor (more than one element) with fewer dimensions than InputTensor: DirectML
+    refused {2, 1, 1} for a 4-D convolution (vector sample_nhwc_strided_input), and ONNX Runtime's DirectML provider
+    gives a per-channel zero point InputTensor's DimensionCount before handing it over; a per-tensor one may drop
+    leading 1s (sample int8_per_tensor_3d_zero_points ran on DirectML)."""
+    t = desc.filter_zero_point_tensor
+    if t is None or rank is None or il.count(t) == 1 or len(t.sizes) >= rank:
+        return None
+    layout = braces(["1", "OutputChannelCount"] + ["1"] * (rank - 2))
+    want = f" = {[1, out_channels] + [1] * (rank - 2)}" if out_channels is not None else ""
+    return Problem(desc.OPERATOR_TYPE, "FilterZeroPointTensor", "shape",
+                   f"Sizes {list(t.sizes)} hold {il.count(t)} zero points in {len(t.sizes)} dimensions; a per-channel "
+                   f"FilterZeroPointTensor has InputTensor's DimensionCount ({rank}): {layout}{want}.")
 
 
 def filter_zero_point_shape(desc, name="FilterZeroPointTensor"):
@@ -64,7 +90,8 @@ def reference(desc, x):
 
 
 def to_onnx(desc, g, x):
-    """Pad with InputZeroPoint, ConvInteger (per-channel filter zero points as int32 corrections), Slice."""
+    """Float64 windows and MatMul (DirectML's provider: Pad with InputZeroPoint, ConvInteger, per-channel filter zero
+    points as int32 corrections, Slice)."""
     shape, per_channel = filter_zero_point_shape(desc)
     zx = il.onnx_shaped(g, x["InputZeroPointTensor"], [])
     zw = il.onnx_shaped(g, x["FilterZeroPointTensor"], list(shape[:-1]) if per_channel else [])  # vs OutputTensor
@@ -133,12 +160,22 @@ def _samples():
                                                        x_type="INT8", start=(1, 1), end=(1, 1)),
                {"InputTensor": i8(1, 3, 5, 5), "InputZeroPointTensor": i8(1, 1, 1),
                 "FilterTensor": u8(2, 3, 3, 3), "FilterZeroPointTensor": u8(1, 1, 1)}, **EXACT),
-        # NHWC storage: InputTensor {N, C, H, W} = {1, 2, 3, 3} read channel-last through strides {18, 1, 6, 2}.
-        Sample("nhwc_strided_input", _conv([1, 2, 3, 3], [2, 2, 2, 2], [1, 2, 2, 2], [1, 1, 1], [2, 1, 1],
-                                                   x_strides=[18, 1, 6, 2]),
-               {"InputTensor": u8(18), "InputZeroPointTensor": u8(1, 1, 1), "FilterTensor": u8(2, 2, 2, 2),
-                "FilterZeroPointTensor": u8(2, 1, 1)}, **EXACT),
+        # NHWC storage: InputTensor {N, C, H, W} = {1, 2, 3, 3} read channel-last through strides {18, 1, 6, 2};
+        # per-channel zero points of InputTensor's DimensionCount (ERRORS: DirectML refused a 3-D {2, 1, 1}).
+        Sample("nhwc_strided_input", _conv([1, 2, 3, 3], [2, 2, 2, 2], [1, 2, 2, 2], [1, 1, 1, 1], [1, 2, 1, 1],
+                                           x_strides=[18, 1, 6, 2]),
+               {"InputTensor": u8(18), "InputZeroPointTensor": u8(1, 1, 1, 1), "FilterTensor": u8(2, 2, 2, 2),
+                "FilterZeroPointTensor": u8(1, 2, 1, 1)}, **EXACT),
     ]
 
 
 SAMPLES = _samples()
+
+
+# Descriptors DirectML refuses that the descriptor file alone would let through: (name, descriptor, message).
+ERRORS = [
+    ("per_channel_zero_point_of_fewer_dimensions",  # DirectML's vector sample_nhwc_strided_input
+     _conv([1, 2, 3, 3], [2, 2, 2, 2], [1, 2, 2, 2], [1, 1, 1], [2, 1, 1], x_strides=[18, 1, 6, 2]),
+     "CONVOLUTION_INTEGER.FilterZeroPointTensor: Sizes [2, 1, 1] hold 2 zero points in 3 dimensions; a per-channel "
+     "FilterZeroPointTensor has InputTensor's DimensionCount (4): {1, OutputChannelCount, 1, 1} = [1, 2, 1, 1]."),
+]

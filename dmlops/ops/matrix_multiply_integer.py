@@ -6,18 +6,21 @@ are optional (2 to 4 dimensions; the three share a DimensionCount, the descripto
 ATensor defines the leading dimensions, M and K; BTensor defines N. AZeroPointTensor is per-tensor
 {1, 1, 1, 1} or per-row {1, 1, M, 1}; BZeroPointTensor per-tensor {1, 1, 1, 1} or per-column
 {1, 1, 1, N}. The zero points may have fewer dimensions (1 to 4 from 4_0/5_2): leading 1s are dropped
-({M, 1}, {1, N}, {N}), and a 1-D per-row AZeroPointTensor is {M} (the tier table writes it as
-{ [1], [1], AZeroPointCount, [1] }). Each zero point has its matrix's DataType (the 'same' rule).
+({M, 1}, {1, N}, {N}). A per-row AZeroPointTensor keeps two: DirectML reads a 1-D tensor along its last
+dimension and refused a 1-D {M} (vector sample_batched_3d_1d_zero_points), although the tier table writes the
+layout as { [1], [1], AZeroPointCount, [1] }. Each zero point has its matrix's DataType (the 'same' rule).
 
 Math (docs): Output = (A - AZeroPoint) x (B - BZeroPoint), accumulated in INT32, one product per
 leading index; an absent zero point is 0. Sums wrap modulo 2**32 (the INT32 accumulator; sample wrap_int32:
 33028 products 255 * 255 give 2147645700 - 2**32). A and B may have different DataTypes (INT8 x UINT8).
-How each backend stays exact: dmlops/ops/_integer_linear.py (ONNX MatMulInteger with the zero points applied as
-int32 corrections, since ONNX Runtime's CPU kernel takes no per-row A zero point; torch float32 matmuls of 4-bit
-digits).
+How each backend stays exact on every CPU: dmlops/ops/_integer_linear.py (NumPy: integer arithmetic; ONNX on the
+CPU and CUDA providers: one float64 MatMul of the centred values, exact below 2**53, never ONNX Runtime's
+MatMulInteger kernels; on DirectML's provider: MatMulInteger, DirectML's own kernel, with the zero points applied as
+int32 corrections; torch: float32 matmuls of 4-bit digits).
 
-No DirectML vectors cover this operator (none of the vectors' cases is a MATRIX_MULTIPLY_INTEGER): the docs, ONNX
-MatMulInteger's node cases and NumPy int64 arithmetic decide (tests/test_oracle_integer_linear.py).
+DirectML ran every other sample bit for bit (the acceptance run of 2026-11-28; the vectors hold only its refusal of
+the 1-D per-row zero point); the docs, ONNX MatMulInteger's node cases and NumPy int64 arithmetic over every DataType
+pair decide the rest (tests/test_oracle_integer_linear.py).
 """
 from __future__ import annotations
 
@@ -51,7 +54,7 @@ def reference(desc, x):
 
 
 def to_onnx(desc, g, x):
-    """MatMulInteger, zero points as int32 corrections."""
+    """A float64 MatMul (DirectML's provider: MatMulInteger, zero points as int32 corrections)."""
     sa, sb = zero_point_shapes(desc)
     za, zb = il.onnx_shaped(g, x["AZeroPointTensor"], sa), il.onnx_shaped(g, x["BZeroPointTensor"], sb)
     return {"OutputTensor": il.onnx_matmul(g, x["ATensor"], za, x["BTensor"], zb, desc.a_tensor.sizes[-1])}
@@ -62,7 +65,7 @@ def to_torch(desc, torch, x):
     sa, sb = zero_point_shapes(desc)
     va = il.torch_centered(torch, x["ATensor"], x["AZeroPointTensor"], sa)
     vb = il.torch_centered(torch, x["BTensor"], x["BZeroPointTensor"], sb)
-    return {"OutputTensor": il.torch_matmul(torch, va, vb, False)}
+    return {"OutputTensor": il.torch_matmul(torch, va, vb)}
 
 
 def _mmi(a, b, y, za=None, zb=None, a_type="UINT8", b_type="UINT8", a_strides=None):
@@ -108,8 +111,10 @@ def _samples():
         Sample("int8_extremes_no_zero_points", _mmi([1, 2], [2, 2], [1, 2], a_type="INT8", b_type="INT8"),
                {"ATensor": np.array([[-128, -128]], np.int8), "BTensor": np.array([[-128, 127], [-128, 0]], np.int8)},
                {"OutputTensor": np.array([[32768, -16256]], np.int32)}, **EXACT),
-        Sample("batched_3d_1d_zero_points", _mmi([3, 4, 5], [3, 5, 6], [3, 4, 6], [4], [6], a_type="INT8"),
-               {"ATensor": i8(3, 4, 5), "AZeroPointTensor": i8(4), "BTensor": u8(3, 5, 6),
+        # Zero points of fewer dimensions than the matrices: per-row {M, 1}, per-column {N} (ERRORS: DirectML refused
+        # a 1-D per-row {M}).
+        Sample("batched_3d_lower_rank_zero_points", _mmi([3, 4, 5], [3, 5, 6], [3, 4, 6], [4, 1], [6], a_type="INT8"),
+               {"ATensor": i8(3, 4, 5), "AZeroPointTensor": i8(4, 1), "BTensor": u8(3, 5, 6),
                 "BZeroPointTensor": u8(6)}, **EXACT),
         # ATensor broadcast over the batch through a zero stride.
         Sample("broadcast_a_4d", _mmi([2, 3, 4, 5], [2, 3, 5, 2], [2, 3, 4, 2], [1, 1, 1, 1], [1, 1, 1, 1],
@@ -120,3 +125,13 @@ def _samples():
 
 
 SAMPLES = _samples()
+
+
+# Descriptors DirectML refuses that the descriptor file alone would let through: (name, descriptor, message).
+ERRORS = [
+    ("one_d_per_row_zero_point",  # DirectML's vector sample_batched_3d_1d_zero_points
+     _mmi([3, 4, 5], [3, 5, 6], [3, 4, 6], [4], [6], a_type="INT8"),
+     "MATRIX_MULTIPLY_INTEGER.AZeroPointTensor: Sizes [4] are neither per-tensor {1} nor per-row {M, 1} = [4, 1]: "
+     "DirectML reads a 1-D tensor along its last dimension (per column), so a per-row tensor has 2 or more "
+     "dimensions."),
+]

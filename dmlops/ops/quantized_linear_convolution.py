@@ -21,10 +21,12 @@ InputScale * FilterScale, as ONNX QLinearConv defines its bias). dmlops computes
     Output = quantize(real, OutputScale, OutputZeroPoint)   (dmlops/ops/_quantize.py: / OutputScale in float32, half
              to even, + zero point, saturated)
 
-Sample bias_ties_by_hand shows the rounding (1.5 -> 2, 3.5 -> 4, 5.5 -> 6). ONNX Runtime's QLinearConv rounds
-acc * (InputScale * FilterScale / OutputScale) instead, which can land one step away within a float32 rounding of a
-half. No DirectML vectors cover this operator: the docs, ONNX QLinearConv's node case and NumPy arithmetic decide
-(tests/test_oracle_integer_linear.py).
+Sample bias_ties_by_hand shows the rounding (1.5 -> 2, 3.5 -> 4, 5.5 -> 6); DirectML computed every sample bit for
+bit (the acceptance run of 2026-11-28), so the vectors hold no case of this operator. ONNX Runtime's QLinearConv
+rounds acc * (InputScale * FilterScale / OutputScale) instead, which can land one step away within a float32 rounding
+of a half, and its integer kernels are not exact on every CPU: dmlops uses neither (ONNX: float64 windows and MatMul
+off DirectML's provider, dmlops/ops/_integer_linear.py). The docs, ONNX QLinearConv's node case, Python loops over
+every input / filter DataType pair and exact Fractions decide the rest (tests/test_oracle_integer_linear.py).
 """
 from __future__ import annotations
 
@@ -79,7 +81,7 @@ def reference(desc, x):
 
 
 def to_onnx(desc, g, x):
-    """CONVOLUTION_INTEGER's ConvInteger lowering, Add Bias (int32), Cast, Mul, then Div / Round / Add / Clip / Cast."""
+    """CONVOLUTION_INTEGER's lowering, Add Bias (int32), Cast, Mul, then Div / Round / Add / Clip / Cast."""
     zw_shape, per_channel = filter_zero_point_shape(desc)
     zx = il.onnx_shaped(g, x["InputZeroPointTensor"], [])
     zw = il.onnx_shaped(g, x["FilterZeroPointTensor"], list(zw_shape[:-1]) if per_channel else [])

@@ -6,7 +6,9 @@ optional (2 to 4 dimensions, one DimensionCount: the descriptor's 'same' rule). 
 AZeroPointTensor are per-tensor {1, 1, 1, 1} or per-row {1, 1, M, 1}; BScaleTensor and
 BZeroPointTensor per-tensor or per-column {1, 1, 1, N}; OutputScaleTensor and OutputZeroPointTensor
 per-tensor or per-row {1, 1, M, 1}. The six quantization tensors share a DimensionCount (the 'same'
-rule), which may be lower than the matrices' (leading 1s dropped, see matrix_multiply_integer.py).
+rule), which may be lower than the matrices' (leading 1s dropped, see matrix_multiply_integer.py); a
+per-row tensor keeps at least {M, 1}: DirectML refused 1-D per-row parameters {M} (vector
+sample_one_d_parameters_uint8).
 
 Math (docs): Output = round(((A - AZeroPoint) * AScale x (B - BZeroPoint) * BScale) / OutputScale)
 + OutputZeroPoint, saturated to the output type. The page gives no evaluation order; dmlops computes, on every
@@ -17,11 +19,13 @@ backend:
     Output = quantize(real, OutputScale, OutputZeroPoint)            (dmlops/ops/_quantize.py: real / OutputScale in
              float32, half to even, + zero point, saturated; NaN -> 0)
 
-Sample ties_saturation_by_hand shows the rounding (0.5 -> 0, 2.5 -> 2) and the saturation. ONNX Runtime's
-QLinearMatMul (CPU) rounds acc * (AScale * BScale / OutputScale) instead, which can land one step away where the
-quotient is within a float32 rounding of a half; so can a DirectML implementation, which no vector shows (none of the
-vectors' cases is this operator): the docs, ONNX QLinearMatMul's node cases and NumPy arithmetic decide
-(tests/test_oracle_integer_linear.py).
+Sample ties_saturation_by_hand shows the rounding (0.5 -> 0, 2.5 -> 2) and the saturation. DirectML computed every
+other sample bit for bit (the acceptance run of 2026-11-28, mixed INT8 x UINT8 per-row / per-column 4-D included);
+the vectors hold only its refusal of the 1-D per-row parameters. ONNX Runtime's QLinearMatMul (CPU) rounds
+acc * (AScale * BScale / OutputScale) instead, which can land one step away where the quotient is within a float32
+rounding of a half, and its integer kernels are not exact on every CPU: dmlops uses neither (ONNX: a float64 MatMul
+off DirectML's provider, dmlops/ops/_integer_linear.py). The docs, ONNX QLinearMatMul's node cases, NumPy int64
+products and exact Fractions decide the rest (tests/test_oracle_integer_linear.py).
 """
 from __future__ import annotations
 
@@ -63,7 +67,7 @@ def reference(desc, x):
 
 
 def to_onnx(desc, g, x):
-    """MatMulInteger with int32 zero-point corrections, Cast, Mul, then Div / Round / Add / Clip / Cast."""
+    """The INT32 product (dmlops.ops._integer_linear.onnx_matmul), Cast, Mul, then Div / Round / Add / Clip / Cast."""
     sa, sb = zero_point_shapes(desc)
     za, zb = il.onnx_shaped(g, x["AZeroPointTensor"], sa), il.onnx_shaped(g, x["BZeroPointTensor"], sb)
     acc = il.onnx_matmul(g, x["ATensor"], za, x["BTensor"], zb, desc.a_tensor.sizes[-1])
@@ -79,7 +83,7 @@ def to_torch(desc, torch, x):
     sa, sb = zero_point_shapes(desc)
     va = il.torch_centered(torch, x["ATensor"], x["AZeroPointTensor"], sa)
     vb = il.torch_centered(torch, x["BTensor"], x["BZeroPointTensor"], sb)
-    acc = il.torch_matmul(torch, va, vb, False)
+    acc = il.torch_matmul(torch, va, vb)
     ra, rb, ry, rz = _shapes(desc)
     scale = x["AScaleTensor"].to(torch.float32).reshape(ra) * x["BScaleTensor"].to(torch.float32).reshape(rb)
     zp = x["OutputZeroPointTensor"]
@@ -145,13 +149,24 @@ def _samples():
                {"ATensor": ints(np.uint8, 2, 3, 4), "AScaleTensor": np.array([0.02], f32),
                 "BTensor": ints(np.uint8, 2, 4, 3), "BScaleTensor": np.array([0.03], f32),
                 "OutputScaleTensor": np.array([0.7], f32)}, **EXACT),
-        Sample("one_d_parameters_uint8", _desc([3, 8], [8, 2], [3, 2], sa=(3,), sb=(2,), sy=(3,), za=True, zb=True,
-                                               zy=True),
-               {"ATensor": ints(np.uint8, 3, 8), "AScaleTensor": scales(0.01, 0.05, 3),
-                "AZeroPointTensor": ints(np.uint8, 3), "BTensor": ints(np.uint8, 8, 2),
-                "BScaleTensor": scales(0.01, 0.05, 2), "BZeroPointTensor": ints(np.uint8, 2),
-                "OutputScaleTensor": scales(0.5, 2, 3), "OutputZeroPointTensor": ints(np.uint8, 3)}, **EXACT),
+        # Per-row and per-column parameters of two dimensions (ERRORS: DirectML refused 1-D per-row ones).
+        Sample("two_d_parameters_uint8", _desc([3, 8], [8, 2], [3, 2], sa=(3, 1), sb=(1, 2), sy=(3, 1), za=True,
+                                               zb=True, zy=True),
+               {"ATensor": ints(np.uint8, 3, 8), "AScaleTensor": scales(0.01, 0.05, 3, 1),
+                "AZeroPointTensor": ints(np.uint8, 3, 1), "BTensor": ints(np.uint8, 8, 2),
+                "BScaleTensor": scales(0.01, 0.05, 1, 2), "BZeroPointTensor": ints(np.uint8, 1, 2),
+                "OutputScaleTensor": scales(0.5, 2, 3, 1), "OutputZeroPointTensor": ints(np.uint8, 3, 1)}, **EXACT),
     ]
 
 
 SAMPLES = _samples()
+
+
+# Descriptors DirectML refuses that the descriptor file alone would let through: (name, descriptor, message).
+ERRORS = [
+    ("one_d_per_row_parameters",  # DirectML's vector sample_one_d_parameters_uint8
+     _desc([3, 8], [8, 2], [3, 2], sa=(3,), sb=(2,), sy=(3,), za=True, zb=True, zy=True),
+     "QUANTIZED_LINEAR_MATRIX_MULTIPLY.AScaleTensor: Sizes [3] are neither per-tensor {1} nor per-row {M, 1} = "
+     "[3, 1]: DirectML reads a 1-D tensor along its last dimension (per column), so a per-row tensor has 2 or more "
+     "dimensions."),
+]
