@@ -162,6 +162,55 @@ def test_roi_pooling_rounds_half_to_even_unlike_max_roi_pool():
     assert _max_roi_pool(x, rois, (1, 1), 1.0).ravel().tolist() == [15.0]  # [1, 1, 3, 3] -> (3, 3)
 
 
+# ============================================================ batch indices outside the batch
+# DirectML leaves them undefined (the docs: "The behavior is undefined if the values are not in the range
+# [0, BatchCount)") and no vector has one. dmlops's choice, the same on every backend: the region lies outside the
+# input (ROI_ALIGN / ROI_ALIGN1: OutOfBoundsInputValue everywhere; ROI_ALIGN_GRAD: no gradient; ROI_POOLING: 0).
+# Before, the reference raised IndexError, onnxruntime its Gather error, and 2**64 - 1 read the last batch.
+@pytest.mark.parametrize("cls_name", ["RoiAlign", "RoiAlign1"])
+@pytest.mark.parametrize("batch_type,bad", [("UINT32", 2), ("UINT32", 2**32 - 1), ("UINT64", 2**64 - 1),
+                                            ("UINT64", 2**63)])
+def test_roi_align_batch_index_outside_the_batch_reads_out_of_bounds(cls_name, batch_type, bad):
+    import dmlops.descs as descs
+
+    offsets = {} if cls_name == "RoiAlign" else dict(input_pixel_offset=0.5, output_pixel_offset=-0.5,
+                                                      align_regions_to_corners=False)
+    for reduction in ("AVERAGE", "MAX"):
+        desc = one.make(getattr(descs, cls_name), [2, 1, 2, 2], 2, [1, 2], reduction, high=4, oob=-3.5,
+                        batch_type=batch_type, **offsets)
+        assert dmlops.problems(desc, "6.2") == []
+        image = np.concatenate([one.SQUARE, one.SQUARE + 10])
+        x = one.inputs(image, [[0, 0, 2, 2], [0, 0, 2, 2]], [1, bad], batch_type)
+        for b in BACKENDS:
+            got = dmlops.run(desc, x, backend=b)["OutputTensor"].reshape(2, 2)
+            # region 0 reads batch 1 ([[11, 12], [13, 14]]): column 0, then column 1, rows 0 and 1 each
+            want0 = [12, 13] if reduction == "AVERAGE" else [13, 14]
+            assert got.tolist() == [want0, [-3.5, -3.5]], (b, reduction)
+
+
+@pytest.mark.parametrize("bad", [2, 2**32 - 1])
+def test_roi_align_grad_batch_index_outside_the_batch_sends_nothing(bad):
+    desc = grad_mod.make([2, 1, 2, 2], 2, [1, 1], high=4, roi_gradient=True)
+    image = np.concatenate([one.SQUARE, one.SQUARE + 10])
+    x = grad_mod.inputs(image, np.array([4, 4], F).reshape(2, 1, 1, 1), [[0.5, 0.5, 1.5, 1.5]] * 2, [0, bad])
+    for b in BACKENDS:
+        got = dmlops.run(desc, x, backend=b)
+        # region 0: one sample at (0.5, 0.5) of batch 0: 1 to each corner; region 1: nothing
+        assert got["OutputGradientTensor"].ravel().tolist() == [1, 1, 1, 1, 0, 0, 0, 0], b
+        assert got["OutputROIGradientTensor"].reshape(2, 4).tolist() == [[4, 8, 0, 0], [0, 0, 0, 0]], b
+
+
+def test_roi_pooling_batch_index_outside_the_batch_gives_zero():
+    x = np.arange(32, dtype=F).reshape(2, 1, 4, 4) + 1
+    rois = np.array([[1, 0, 0, 3, 3], [2, 0, 0, 3, 3], [-1, 0, 0, 3, 3], [np.nan, 0, 0, 3, 3], [1.9, 0, 0, 1, 1],
+                     [-0.5, 0, 0, 1, 1]], F)
+    desc = pool_mod._desc([2, 1, 4, 4], 6, [1, 1])
+    for b in BACKENDS:
+        got = dmlops.run(desc, {"InputTensor": x, "ROITensor": rois.reshape(1, 1, 6, 5)}, backend=b)
+        # batch 1's max 32; 2, -1 and NaN: 0; 1.9 truncates to 1 (max over [0, 1] x [0, 1]: 22); -0.5 to 0: 6
+        assert got["OutputTensor"].ravel().tolist() == [32, 0, 0, 0, 22, 6], b
+
+
 # ============================================================ ROI_ALIGN_GRAD vs torch autograd
 def _autograd(sample):
     """d(sum(OutputTensor * InputGradientTensor)) / d(InputTensor) through dmlops's torch ROI_ALIGN1 lowering."""
@@ -203,10 +252,11 @@ F = np.float32
 def _axis_samples(roi, i, scale, out, low, high, corners, opo, ipo):
     """The forward ROI_ALIGN1's sample coordinates of one axis, per output: [[c_0, ..., c_{n-1}], ...], float32 in
     the order of roi_align1.py's formula ((o * n + j) - OutputPixelOffset) * step + p1 - InputPixelOffset (the same
-    float32 values matter: an integer coordinate has floor == ceil)."""
+    float32 values matter: an integer coordinate has floor == ceil); n = ceil(|size| / out) clamped to [low, high]
+    (DirectML counts a mirrored region's samples by its length: vector ROI_ALIGN1-sample_random_*)."""
     p1, p2 = F(roi[i]) * F(scale), F(roi[i + 2]) * F(scale)
     size = F(p2 - p1)
-    n = int(min(max(np.ceil(F(size / F(out))), low), high))
+    n = int(min(max(np.ceil(F(abs(size) / F(out))), low), high))
     if corners:
         step = F(size / F(out * n - 1)) if out * n > 1 else F(0)
         opo = 0.0
@@ -216,15 +266,15 @@ def _axis_samples(roi, i, scale, out, low, high, corners, opo, ipo):
 
 
 def _value(plane, cy, cx, linear):
-    """(inside, value) of one forward sample (0 outside, what ROI_ALIGN_GRAD's MAX compares)."""
+    """(inside, value) of one forward sample (0 outside, what ROI_ALIGN_GRAD's MAX compares). DirectML's rules
+    (vectors ROI_ALIGN-sample_*): inside when -1 < c < size on both axes, read at c clamped to [0, size - 1];
+    NEAREST rounds half up."""
     h, w = plane.shape
+    if not (-1 < cy < h and -1 < cx < w):
+        return False, F(0)
     if not linear:
-        iy, ix = np.rint(cy), np.rint(cx)
-        if 0 <= iy <= h - 1 and 0 <= ix <= w - 1:
-            return True, plane[int(iy), int(ix)]
-        return False, F(0)
-    if not (-1 <= cy <= h and -1 <= cx <= w):
-        return False, F(0)
+        iy, ix = np.floor(min(max(cy, 0), h - 1) + 0.5), np.floor(min(max(cx, 0), w - 1) + 0.5)
+        return True, plane[int(iy), int(ix)]
 
     def split(c, size):
         c = max(c, F(0))
@@ -263,7 +313,7 @@ def _roi_gradient_loop(desc, inputs):
             plane = image[batch[r], ch]
             for oy in range(out_h):
                 for ox in range(out_w):
-                    samples = [(cy, cx) for cx in xs[ox] for cy in ys[oy]]  # x outer, y inner
+                    samples = [(cy, cx) for cy in ys[oy] for cx in xs[ox]]  # y outer, x inner (DirectML's sum)
                     read = [_value(plane, cy, cx, linear) for cy, cx in samples]
                     if is_max:
                         best = max(v for _, v in read)
@@ -329,12 +379,12 @@ def test_roi_gradient_by_hand_one_sample():
 def test_roi_gradient_by_hand_edges_and_integers():
     # 2 x 2 input [[1, 2], [3, 4]], 1 x 1 output, gradient 1, MaximumSamplesPerOutput 1:
     # ROI [0, 0, 2, 2]: n = 1 (Max), step 2: sample at (0 + 0.5) * 2 + 0 - 0.5 = 0.5 on both axes: [1, 2, 0, 0].
-    # ROI [1, 1, 3, 3]: sample at 1.5 on both axes, inside [-1, 2], clamped to 1: floor = ceil = 1, image gradients 0.
-    # ROI [-0.5, 0, 0.5, 1]: x = (0 + .5) * 1 - .5 - .5 = -.5, inside [-1, 2], clamped to 0 (floor = ceil:
+    # ROI [1, 1, 3, 3]: sample at 1.5 on both axes, inside (-1, 2), clamped to 1: floor = ceil = 1, image gradients 0.
+    # ROI [-0.5, 0, 0.5, 1]: x = (0 + .5) * 1 - .5 - .5 = -.5, inside (-1, 2), clamped to 0 (floor = ceil:
     #   imageGradX 0); y = .5 - .5 = 0, an integer (floor = ceil: imageGradY 0): [0, 0, 0, 0].
     # ROI [0, 0, 1, 2]: x = 0 (integer: imageGradX 0), y = (0 + .5) * 2 - .5 = .5:
     #   imageGradY = 1 * (3 - 1) + 0 * (4 - 2) = 2: [0, 2, 0, 0].
-    # ROI [5, 5, 6, 6]: outside [-1, 2]: nothing.
+    # ROI [5, 5, 6, 6]: outside (-1, 2): nothing.
     desc = grad_mod.make([1, 1, 2, 2], 5, [1, 1], roi_gradient=True)
     x = grad_mod.inputs(np.array([[1, 2], [3, 4]], F).reshape(1, 1, 2, 2), np.ones((5, 1, 1, 1), F),
                         [[0, 0, 2, 2], [1, 1, 3, 3], [-0.5, 0, 0.5, 1], [0, 0, 1, 2], [5, 5, 6, 6]], [0] * 5)

@@ -12,11 +12,21 @@ ROI align (per axis, DirectML's pseudo-code on the ROI_ALIGN1 page; x and y alik
     step   = size / (OutputSize * n)                   (AlignRegionsToCorners: size / (OutputSize * n - 1))
     sample j (0 <= j < n) of output o reads  ((o * n + j) - OutputPixelOffset) * step + p1 - InputPixelOffset
 
+with n = clamp(ceil(|size| / OutputSize), Min, Max): a mirrored region (size < 0) counts its samples by its length.
+A sample reads the input when -1 < c < InputSize on both axes (else OutOfBoundsInputValue), at c clamped to
+[0, InputSize - 1]: LINEAR interpolates there, NEAREST_NEIGHBOR reads floor(c + 0.5). The samples of one output are
+summed (or maxed) y outer, x inner. These are DirectML's answers (dmlops/ops/roi_align1.py says which vectors).
+
 The number of samples is data-dependent, so each axis enumerates a static number of slots K and masks the slots
 j >= n. K = MaximumSamplesPerOutput when that is small; otherwise K = max(Min, InputSize + 5) slots placed from the
 first sample that can be inside the input (``window``): at most InputSize + 2 samples of one output lie inside
 [-1, InputSize] (the spacing is above 1/2 unless n is clamped to the minimum), and the samples left out are all
 outside, so they count as OutOfBoundsInputValue without being read.
+
+A BatchIndicesTensor value outside [0, BatchCount) is undefined in DirectML (the docs); dmlops reads every sample of
+such a region as outside the input (OutOfBoundsInputValue; ROI_ALIGN_GRAD: no gradient), the same on every
+backend, rather than failing in a backend's gather. ROI_POOLING, whose batch index is ROITensor[r, 0] truncated,
+gives 0 for such a region (as for an empty bin).
 """
 from __future__ import annotations
 
@@ -85,7 +95,9 @@ def _axis(A, s, rois, i, scale, out: int, size: int, k: int, windowed: bool, r: 
     p1 = A.mul(A.reshape(A.take(rois, i, -1), [r, 1, 1]), A.const(scale))
     p2 = A.mul(A.reshape(A.take(rois, i + 2, -1), [r, 1, 1]), A.const(scale))
     extent = A.sub(p2, p1)
-    n = A.minimum(A.maximum(A.ceil(A.div(extent, A.const(out))), A.const(s["low"])), A.const(float(s["high"])))
+    # DirectML counts the samples of a mirrored region (p2 < p1) by its length: ceil(|size| / OutputSize)
+    n = A.minimum(A.maximum(A.ceil(A.div(A.abs(extent), A.const(out))), A.const(s["low"])),
+                  A.const(float(s["high"])))
     total = A.mul(n, A.const(out))
     if s["corners"]:
         more = A.lt(A.const(1), total)
@@ -111,17 +123,19 @@ def _axis(A, s, rois, i, scale, out: int, size: int, k: int, windowed: bool, r: 
     valid = A.lt(j, n)
     c = A.sub(A.add(A.mul(A.sub(A.add(first, j), A.const(opo)), step), p1), A.const(s["ipo"]))
     last = A.const(float(size - 1))
+    # both modes: a sample reads the input when -1 < c < InputSize (strictly: DirectML reads c = -1 and c = InputSize
+    # as OutOfBoundsInputValue), at c clamped to [0, InputSize - 1]
+    inside = A.land(A.lt(A.const(-1.0), c), A.lt(c, A.const(float(size))))
+    cc = A.maximum(c, A.const(0))
     if s["linear"]:
-        inside = A.land(A.le(A.const(-1.0), c), A.le(c, A.const(float(size))))
-        cc = A.maximum(c, A.const(0))
         lo = A.floor(cc)
         edge = A.le(last, lo)
         lo = A.where(edge, last, lo)
         hi = A.where(edge, last, A.add(lo, A.const(1)))
         lerp = A.where(edge, A.const(0), A.sub(cc, lo))
     else:
-        lo = A.rint(c)
-        inside = A.land(A.le(A.const(0), lo), A.le(lo, last))
+        # nearest: half rounds up (DirectML reads coordinate 0.5 as index 1)
+        lo = A.floor(A.add(A.minimum(cc, last), A.const(0.5)))
         hi, lerp = lo, None
     ok = A.land(inside, valid)
     lo = A.where(ok, lo, A.const(0))
@@ -141,16 +155,17 @@ def _axis(A, s, rois, i, scale, out: int, size: int, k: int, windowed: bool, r: 
 
 
 def _grid(A, y, x, plan, r):
-    """y arrays [R, OH, Ky] and x arrays [R, OW, Kx] combined into [R, OH, OW, Kx, Ky] (x outer, y inner: the
-    docs' loop order), then flattened to [R, 1, Q * S] (Q outputs, S = Kx * Ky slots)."""
+    """y arrays [R, OH, Ky] and x arrays [R, OW, Kx] combined into [R, OH, OW, Ky, Kx] (y outer, x inner: the order
+    in which DirectML sums the samples, bit for bit on the vectors; the docs' loop has x outer), then flattened to
+    [R, 1, Q * S] (Q outputs, S = Ky * Kx slots)."""
     b, c, h, w, oh, ow, ky, kx, _, _ = plan
-    shape = [r, oh, ow, kx, ky]
+    shape = [r, oh, ow, ky, kx]
 
     def yy(v):
-        return A.reshape(v, [r, oh, 1, 1, ky])
+        return A.reshape(v, [r, oh, 1, ky, 1])
 
     def xx(v):
-        return A.reshape(v, [r, 1, ow, kx, 1])
+        return A.reshape(v, [r, 1, ow, 1, kx])
 
     def flat(v):
         return A.reshape(A.expand(v, shape), [r, 1, oh * ow * kx * ky])
@@ -158,15 +173,25 @@ def _grid(A, y, x, plan, r):
     return yy, xx, flat, shape
 
 
-def align_samples(A, s, plan, rois, r, roi: bool = False):
+def in_batch(A, batch, b: int):
+    """(index, ok): BatchIndicesTensor as int64 [R] with the indices outside [0, BatchCount) replaced by 0, and the
+    [R] mask of those inside. DirectML leaves an index outside the batch undefined (the docs); dmlops reads such a
+    region as lying outside the input (module docstring). A UINT64 index of 2**63 or more is negative here."""
+    ok = A.land(A.le(0, batch), A.lt(batch, b))
+    return A.where(ok, batch, 0), ok
+
+
+def align_samples(A, s, plan, rois, r, batch, roi: bool = False):
     """Per-axis sampling of every ROI and the 2-D masks and corner indices, flattened to [R, 1, P]; with ``roi``
-    also ROI_ALIGN_GRAD's floor/ceil corners ("rcorners": tl, tr, bl, br) and fractions ("ry", "rx")."""
+    also ROI_ALIGN_GRAD's floor/ceil corners ("rcorners": tl, tr, bl, br) and fractions ("ry", "rx"). "batch" is
+    the index to read from (``in_batch``); a region whose index is outside the batch has every sample outside."""
     b, c, h, w, oh, ow, ky, kx, wy, wx = plan
     rois = A.reshape(rois, [r, 4])
     y = _axis(A, s, rois, 1, s["sy"], oh, h, ky, wy, r, roi)
     x = _axis(A, s, rois, 0, s["sx"], ow, w, kx, wx, r, roi)
     yy, xx, flat, shape = _grid(A, y, x, plan, r)
-    inside = flat(A.land(yy(y["inside"]), xx(x["inside"])))
+    index, ok = in_batch(A, batch, b)
+    inside = A.land(flat(A.land(yy(y["inside"]), xx(x["inside"]))), A.reshape(ok, [r, 1, 1]))
     valid = flat(A.land(yy(y["valid"]), xx(x["valid"])))
     W = A.const(float(w))
     corners = {}
@@ -174,7 +199,7 @@ def align_samples(A, s, plan, rois, r, roi: bool = False):
         if not s["linear"] and name != "00":
             continue
         corners[name] = A.cast(flat(A.add(A.mul(yy(y[ya]), W), xx(x[xa]))), np.int64)
-    out = {"inside": inside, "valid": valid, "corners": corners, "ny": y["n"], "nx": x["n"],
+    out = {"inside": inside, "valid": valid, "corners": corners, "ny": y["n"], "nx": x["n"], "batch": index,
            "windowed": wy or wx, "yvalid": y["valid"], "xvalid": x["valid"]}
     if s["linear"]:
         out["ly"] = flat(yy(y["lerp"]))
@@ -201,10 +226,10 @@ def _valid_count(A, y_valid, x_valid, r, oh, ow, ky, kx):
     return A.mul(A.reshape(yc, [r, oh, 1]), A.reshape(xc, [r, 1, ow]))
 
 
-def align_values(A, s, plan, x, batch, smp, r):
+def align_values(A, s, plan, x, smp, r):
     """Every sample's value [R, C, Q, S] (OutOfBoundsInputValue outside the input; slots past n are masked later)."""
     b, c, h, w, oh, ow, ky, kx, _, _ = plan
-    planes = A.take(A.reshape(x, [b, c, h * w]), batch, 0)  # [R, C, HW]
+    planes = A.take(A.reshape(x, [b, c, h * w]), smp["batch"], 0)  # [R, C, HW]
     p = oh * ow * kx * ky
 
     def read(name):
@@ -228,11 +253,11 @@ def align_forward(A, desc, x, rois, batch, x_sizes, out_hw, r):
     """OutputTensor [R, C, OH, OW] of ROI_ALIGN / ROI_ALIGN1 (float32)."""
     s, plan = align_plan(desc, x_sizes, out_hw, r)
     b, c, h, w, oh, ow, ky, kx, wy, wx = plan
-    smp = align_samples(A, s, plan, rois, r)
-    v = align_values(A, s, plan, x, batch, smp, r)
+    smp = align_samples(A, s, plan, rois, r, batch)
+    v = align_values(A, s, plan, x, smp, r)
     valid = A.reshape(smp["valid"], [r, 1, oh * ow, kx * ky])
     acc = A.const(-np.inf if s["max"] else 0.0)
-    for k in range(kx * ky):  # one sample at a time, in the docs' loop order
+    for k in range(kx * ky):  # one sample at a time, in DirectML's order (y outer, x inner)
         value, ok = A.take(v, k, -1), A.take(valid, k, -1)
         if s["max"]:
             acc = A.maximum(acc, A.where(ok, value, A.const(-np.inf)))
@@ -261,7 +286,7 @@ def align_input_gradient(A, desc, x, rois, batch, grad, x_sizes, out_hw, r):
     s, plan = align_plan(desc, x_sizes, out_hw, r)
     b, c, h, w, oh, ow, ky, kx, wy, wx = plan
     q, sl = oh * ow, kx * ky
-    smp = align_samples(A, s, plan, rois, r)
+    smp = align_samples(A, s, plan, rois, r, batch)
     valid = A.reshape(smp["valid"], [r, 1, q, sl])
     inside = A.reshape(smp["inside"], [r, 1, q, sl])
     use = A.cast(A.land(valid, inside), F32)  # [R, 1, Q, S]
@@ -295,11 +320,12 @@ def align_input_gradient(A, desc, x, rois, batch, grad, x_sizes, out_hw, r):
 
 
 def _max_pick(A, s, plan, x, batch, smp, r):
-    """[R, C, Q, S]: 1 at the first valid sample (docs' loop order) holding each output's maximum, else 0."""
+    """[R, C, Q, S]: 1 at the first valid sample (y outer, x inner, as the forward sums) holding each output's
+    maximum, else 0."""
     b, c, h, w, oh, ow, ky, kx, wy, wx = plan
     q, sl = oh * ow, kx * ky
     valid = A.reshape(smp["valid"], [r, 1, q, sl])
-    v = align_values(A, s, plan, x, batch, smp, r)
+    v = align_values(A, s, plan, x, smp, r)
     best = A.const(-np.inf)
     for k in range(sl):
         best = A.maximum(best, A.where(A.take(valid, k, -1), A.take(v, k, -1), A.const(-np.inf)))
@@ -324,7 +350,7 @@ def align_roi_gradient(A, desc, x, rois, batch, grad, x_sizes, out_hw, r):
     s, plan = align_plan(desc, x_sizes, out_hw, r)
     b, c, h, w, oh, ow, ky, kx, wy, wx = plan
     q, sl = oh * ow, kx * ky
-    smp = align_samples(A, s, plan, rois, r, roi=True)
+    smp = align_samples(A, s, plan, rois, r, batch, roi=True)
     valid = A.reshape(smp["valid"], [r, 1, q, sl])
     inside = A.reshape(smp["inside"], [r, 1, q, sl])
     use = A.cast(A.land(valid, inside), F32)  # [R, 1, Q, S]
@@ -332,7 +358,7 @@ def align_roi_gradient(A, desc, x, rois, batch, grad, x_sizes, out_hw, r):
     weight = A.mul(g, use)
     if s["max"]:
         weight = A.mul(weight, _max_pick(A, s, plan, x, batch, smp, r))  # [R, C, Q, S]
-    planes = A.take(A.reshape(x, [b, c, h * w]), batch, 0)  # [R, C, HW]
+    planes = A.take(A.reshape(x, [b, c, h * w]), smp["batch"], 0)  # [R, C, HW]
     p = q * sl
 
     def read(name):
@@ -376,13 +402,16 @@ def pool_forward(A, desc, x, rois, x_sizes, r):
 
     my, ey = bins(2, ph, h)
     mx, ex = bins(1, pw, w)
-    batch = A.cast(A.take(rois, 0, -1), np.int64)
-    planes = A.reshape(A.take(x, batch, 0), [r, c, h, 1, w])
+    # the batch index is ROITensor[r, 0] truncated toward zero; a region whose index is outside [0, BatchCount)
+    # (or NaN) pools nothing: 0, as an empty bin (DirectML leaves it undefined)
+    index = A.take(rois, 0, -1)
+    ok = A.land(A.lt(-1.0, index), A.lt(index, float(b)))
+    planes = A.reshape(A.take(x, A.cast(A.where(ok, index, 0.0), np.int64), 0), [r, c, h, 1, w])
     ninf = A.const(-np.inf)
     t = A.reduce_max(A.where(A.reshape(mx, [r, 1, 1, pw, w]), planes, ninf), 4)  # [R, C, H, PW]
     t = A.reshape(t, [r, c, 1, h, pw])
     y = A.reduce_max(A.where(A.reshape(my, [r, 1, ph, h, 1]), t, ninf), 3)  # [R, C, PH, PW]
-    filled = A.land(A.reshape(ey, [r, 1, ph, 1]), A.reshape(ex, [r, 1, 1, pw]))
+    filled = A.land(A.land(A.reshape(ey, [r, 1, ph, 1]), A.reshape(ex, [r, 1, 1, pw])), A.reshape(ok, [r, 1, 1, 1]))
     return A.where(filled, y, A.const(0.0))
 
 

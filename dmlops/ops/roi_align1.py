@@ -3,29 +3,40 @@
 
 Per axis (x with SpatialScaleX and the width, y alike), as the docs' pseudo-code (its outputSampleToInputScaleY
 line, which repeats the X values, is a typo): the scaled region [p1, p2] = ROI * SpatialScale, size = p2 - p1
-(negative: a mirrored crop); n = clamp(ceil(size / OutputSize), MinimumSamplesPerOutput, MaximumSamplesPerOutput)
+(negative: a mirrored crop); n = clamp(ceil(|size| / OutputSize), MinimumSamplesPerOutput, MaximumSamplesPerOutput)
 samples per output element; step = size / (OutputSize * n); sample j of output o reads
-``((o * n + j) - OutputPixelOffset) * step + p1 - InputPixelOffset``. The samples are reduced in the docs' loop
-order (x outer, y inner) from 0: a float32 sum divided by n_y * n_x, or a max.
+``((o * n + j) - OutputPixelOffset) * step + p1 - InputPixelOffset``. The samples are reduced from 0, y outer and
+x inner: a float32 sum divided by n_y * n_x, or a max.
 
-* Sample count: the page says ``clamp(size / OutputSize, Min, Max)`` without saying how it becomes an integer;
-  dmlops rounds up, as ONNX's adaptive sampling_ratio (ceil(roi_size / pooled_size)) does, which onnxruntime's
-  DirectML provider relies on when it maps sampling_ratio 0 to {Min 1, Max UINT_MAX} (DmlOperatorRoiAlign.cpp).
-  A negative (inverted) size gives the minimum. The vectors cannot tell (their counts are 1, 2 and 4 either way).
-* LINEAR: the ONNX/Caffe2 rule for the input's edge, the one onnxruntime's mapping (OutOfBoundsInputValue 0)
-  needs to reproduce ONNX: a sample outside [-1, InputSize] in either axis reads OutOfBoundsInputValue; inside,
-  the coordinate is clamped to [0, InputSize - 1]. The interpolation is DirectML's arithmetic, bit exact on every
-  vector case (the ONNX weighted sum w1 v1 + ... + w4 v4 misses 9 to 12 of 54 values by 1 to 3 ULP):
+Where the docs are silent or wrong, DirectML's answers (the vectors' ROI_ALIGN-sample_* and ROI_ALIGN1-sample_*
+cases, which dmlops reproduces bit for bit) settle it:
+
+* Sample count: the page says ``clamp(size / OutputSize, Min, Max)`` without saying how it becomes an integer; it
+  is rounded up, as ONNX's adaptive sampling_ratio (ceil(roi_size / pooled_size)), and a mirrored region counts by
+  its length |size| (sample_random_*: the region [4.2, 5.5, -0.7, 0.25] takes 2 x 3 samples per output; with
+  size / OutputSize, clamped to Min, it would take 1).
+* Bounds, both modes: a sample with -1 < c < InputSize on both axes reads the input at c clamped to
+  [0, InputSize - 1]; any other reads OutOfBoundsInputValue. ONNX's rule is the same with -1 and InputSize
+  themselves inside; DirectML reads them as outside (sample_edges_and_mirror: x = 2 of a 2-wide input;
+  sample_windowed_large_region: x = -1 and x = 2), and it reads -0.79 as index 0 in NEAREST mode
+  (sample_random_average_nearest_neighbor). The vectors place the lower bound in [-1, -0.79) and the upper in
+  (InputSize - 5/6, InputSize]; dmlops takes -1 and InputSize.
+* LINEAR interpolation is DirectML's arithmetic, bit exact on every vector case (the ONNX weighted sum
+  w1 v1 + ... + w4 v4 misses 9 to 12 of 54 values by 1 to 3 ULP):
   ``left = v00 + (v10 - v00) * ly; right = v01 + (v11 - v01) * ly; v = left + (right - left) * lx``.
-* NEAREST_NEIGHBOR: the index is the coordinate rounded half to even (the ROI_ALIGN_GRAD page's example reads
-  coordinate 0.5 as index 0; ROI_POOLING's vectors round 0.5 to 0 and 2.5 to 2); an index outside
-  [0, InputSize - 1] reads OutOfBoundsInputValue. No vector has an out-of-bounds sample: both rules are
-  decisions from the docs and ONNX, not DirectML's answers.
+* NEAREST_NEIGHBOR reads index floor(c + 0.5) of the clamped coordinate: half rounds up. The docs' example on the
+  ROI_ALIGN_GRAD page reads coordinate 0.5 as index 0; DirectML reads it as 1 (sample_docs_nearest_example: that
+  example's input gives [[5, 6, 6]], ..., not the page's [[1, 1, 2]], ...).
+* Order: the samples of one output are summed y outer, x inner (the page's loop has x outer; x outer misses 3 and
+  10 of 72 values of sample_random_average_linear / _nearest_neighbor by 1 ULP).
 * AlignRegionsToCorners (no vector): the n * OutputSize samples are stretched to the region's corners: step =
   size / (OutputSize * n - 1) (0 for a single sample) and OutputPixelOffset is not applied, so the first sample
   reads p1 - InputPixelOffset and the last p2 - InputPixelOffset.
 * MAX over samples takes the interpolated values (the docs' "maximum with inputValue"); onnxruntime's CPU RoiAlign
   (mode "max") takes the max of the weighted corner terms instead, so it is no oracle for MAX.
+* BatchIndicesTensor values outside [0, BatchCount): the docs call the behaviour undefined and no vector has one;
+  dmlops reads such a region as lying outside the input (every output element OutOfBoundsInputValue) on every
+  backend (dmlops/ops/_roi.py).
 
 The regions are a runtime input: every backend builds the sampling in its graph (dmlops/ops/_roi.py), with a
 static number of sample slots per axis and a mask; the ONNX RoiAlign op is not used (onnxruntime's CPU kernel
@@ -111,27 +122,34 @@ def common_samples(cls, **offsets):
                inputs(SQUARE, [[0, 0, 2, 2], [0.5, 0.5, 1.5, 1.5]], [0, 0]),
                {"OutputTensor": np.array([2.5, 2.5], f32).reshape(2, 1, 1, 1)}, **EXACT),
         # The ROI_ALIGN_GRAD page's forward example: NEAREST, 1 sample per output (Min = Max = 1), 1 x 3 outputs
-        # of 2 x 2 regions. x: step 2 / 3, samples at (o + 0.5) * 2 / 3 - 0.5 = -1/6, 1/2, 7/6 -> indices 0, 0
-        # (half to even), 1; y: step 2, one sample at 0.5 -> index 0. Region [0, 0, 2, 2] gives [1, 1, 2], ...
+        # of 2 x 2 regions. x: step 2 / 3, samples at (o + 0.5) * 2 / 3 - 0.5 = -1/6, 1/2, 7/6 -> indices 0, 1
+        # (half rounds up: DirectML's answer; the page reads 0 and prints [1, 1, 2]), 1; y: step 2, one sample at
+        # 0.5 -> index 1. Region [0, 0, 2, 2] gives row 1's [5, 6, 6]; [2, 0, 4, 2]: x = 11/6, 5/2, 19/6 -> 2, 3, 3.
         Sample("docs_nearest_example", make(cls, [1, 1, 4, 4], 4, [1, 3], reduction="MAX",
                                             mode="NEAREST_NEIGHBOR", **offsets),
                inputs(DOCS, DOCS_ROIS, [0, 0, 0, 0]),
-               {"OutputTensor": np.array([[1, 1, 2], [3, 3, 4], [9, 9, 10], [11, 11, 12]], f32).reshape(4, 1, 1, 3)},
+               {"OutputTensor": np.array([[5, 6, 6], [7, 8, 8], [13, 14, 14], [15, 16, 16]], f32).reshape(4, 1, 1, 3)},
                **EXACT),
         # Edges (1 x 2 outputs, Min 1, Max 4, OutOfBoundsInputValue -7). x: n = ceil(2 / 2) = 1, step 1, samples at
-        # x1 + o. y: n = 2, samples at rows 0 and 1. ROI [1, 0, 3, 2]: x = 1 (column 1) and x = 2 (inside
-        # [-1, 2], clamped to column 1): both (2 + 4) / 2 = 3. ROI [2, 0, 4, 2]: x = 2 (column 1: 3) and x = 3
-        # (outside: -7 for both y samples: -7). Inverted ROI [2, 0, 0, 2]: step -1, x = 1 - o: columns 1 and 0
+        # x1 + o. y: n = 2, samples at rows 0 and 1. ROI [1, 0, 3, 2]: x = 1 (column 1: (2 + 4) / 2 = 3) and x = 2
+        # (= InputWidth: outside, -7; ONNX would clamp it to column 1). ROI [2, 0, 4, 2]: x = 2 and 3, both
+        # outside: -7, -7. Inverted ROI [2, 0, 0, 2]: n = ceil(|-2| / 2) = 1, step -1, x = 1 - o: columns 1 and 0
         # (a mirror): [3, 2].
         Sample("edges_and_mirror", make(cls, [1, 1, 2, 2], 3, [1, 2], high=4, oob=-7.0, **offsets),
                inputs(SQUARE, [[1, 0, 3, 2], [2, 0, 4, 2], [2, 0, 0, 2]], [0, 0, 0]),
-               {"OutputTensor": np.array([[3, 3], [3, -7], [3, 2]], f32).reshape(3, 1, 1, 2)}, **EXACT),
+               {"OutputTensor": np.array([[3, -7], [-7, -7], [3, 2]], f32).reshape(3, 1, 1, 2)}, **EXACT),
         # Max 100 > InputSize + 5: the sample slots are windowed. ROI [-10, -10, 10, 10] to 1 x 1: n = 20 per axis,
-        # step 1, samples at -10 + j; inside [-1, 2]: j = 9..12 reading rows/columns 0 (clamped), 0, 1, 1 (clamped):
-        # 16 samples summing 4 * (1 + 2 + 3 + 4) = 40; the other 384 read 0.5: (40 + 192) / 400. MAX: 4.
+        # step 1, samples at -10 + j; inside (-1, 2): j = 10, 11 reading rows/columns 0 and 1: 4 samples summing
+        # 1 + 2 + 3 + 4 = 10; the other 396 read 0.5: (10 + 198) / 400. MAX: 4.
         Sample("windowed_large_region", make(cls, [1, 1, 2, 2], 1, [1, 1], high=100, oob=0.5, **offsets),
                inputs(SQUARE, [[-10, -10, 10, 10]], [0]),
-               {"OutputTensor": np.array(f32(232) / f32(400), f32).reshape(1, 1, 1, 1)}, **EXACT),
+               {"OutputTensor": np.array(f32(208) / f32(400), f32).reshape(1, 1, 1, 1)}, **EXACT),
+        # A mirrored region counted by its length, with a sample at -1 (outside). ROI [2, 0, -1, 2] to 1 x 1, Max 4,
+        # OutOfBoundsInputValue 10. x: size -3, n = ceil(3 / 1) = 3, step -1, x = (j + 0.5) * -1 + 2 - 0.5 = 1, 0, -1;
+        # y: n = 2, rows 0 and 1. Summed y outer: 2 + 1 + 10 + 4 + 3 + 10 = 30, / 6 = 5 (a count from size / 1,
+        # clamped to Min 1, would read column 0 alone: 2; ONNX's bounds would clamp x = -1 to column 0: 14 / 6).
+        Sample("mirrored_sample_count", make(cls, [1, 1, 2, 2], 1, [1, 1], high=4, oob=10.0, **offsets),
+               inputs(SQUARE, [[2, 0, -1, 2]], [0]), {"OutputTensor": np.array(5, f32).reshape(1, 1, 1, 1)}, **EXACT),
         Sample("windowed_large_region_max", make(cls, [1, 1, 2, 2], 1, [1, 1], reduction="MAX", high=100, oob=0.5,
                                                  **offsets),
                inputs(SQUARE, [[-10, -10, 10, 10]], [0]),

@@ -1,17 +1,24 @@
 """DML_OPERATOR_ROI_ALIGN_GRAD: the gradients of ROI_ALIGN1 (every attribute as there).
 
 OutputGradientTensor (the gradient for the forward InputTensor): each InputGradientTensor element is sent back
-through the samples its forward output reduced, as dmlops's ROI_ALIGN1 takes them (dmlops/ops/roi_align1.py): for
+through the samples its forward output reduced, as DirectML's ROI_ALIGN1 takes them (dmlops/ops/roi_align1.py): for
 AVERAGE, 1 / (n_y * n_x) of it to every sample inside the input; for MAX, all of it to the first sample (in the
-docs' loop order) holding the maximum, InputTensor being required for it. A LINEAR sample splits its share over its
-four corners with the bilinear weights (1 - ly)(1 - lx), ly (1 - lx), (1 - ly) lx, ly lx (two corners clamped onto
-one element add up); a NEAREST sample gives it to the element read. Samples outside the input (which read
-OutOfBoundsInputValue) send nothing back. The struct has no OutOfBoundsInputValue: for MAX, a sample outside the
-input counts as 0 (what ONNX reads there, and what onnxruntime's DirectML provider passes to ROI_ALIGN1) and, when
-it holds the maximum, the gradient goes nowhere (a decision: the docs are silent). Shares are summed per input
-element and over the regions of one batch. This reproduces the docs' example (nearest, one sample per output, four
-regions of a 4 x 4 input). Summation order is the lowering's (a one-hot MatMul per region, then one per batch), so
+order the forward sums them: y outer, x inner) holding the maximum, InputTensor being required for it. A LINEAR
+sample splits its share over its four corners with the bilinear weights (1 - ly)(1 - lx), ly (1 - lx), (1 - ly) lx,
+ly lx (two corners clamped onto one element add up); a NEAREST sample gives it to the element read. Samples outside
+the input (which read OutOfBoundsInputValue) send nothing back. The struct has no OutOfBoundsInputValue: for MAX, a
+sample outside the input counts as 0 (what ONNX reads there, and what onnxruntime's DirectML provider passes to
+ROI_ALIGN1) and, when it holds the maximum, the gradient goes nowhere (a decision: the docs are silent). Shares are
+summed per input element and over the regions of one batch. A region whose BatchIndicesTensor value is outside
+[0, BatchCount) (the docs: undefined) sends nothing back to either output: all its samples lie outside the input,
+as in the forward. Summation order is the lowering's (a one-hot MatMul per region, then one per batch), so
 backends agree to float32 rounding.
+
+The docs' example (nearest, one sample per output, four regions of a 4 x 4 input) prints the gradient of a forward
+DirectML does not compute: its forward reads index 0 for coordinate 0.5 ([[1, 1, 2]], ...), while DirectML's
+ROI_ALIGN1 rounds half up and gives [[5, 6, 6]], ... for that input (vector ROI_ALIGN1-sample_docs_nearest_example).
+dmlops sends the gradient back through the samples DirectML's forward reads (sample docs_example_average): a
+decision, since no ROI_ALIGN_GRAD vector exists.
 
 OutputROIGradientTensor (the gradient for ROITensor, [x1, y1, x2, y2] per region, with ROITensor's Sizes) is the
 page's pseudo-code ("For OutputROIGradientTensor, the math is a little different") implemented literally, and
@@ -35,13 +42,13 @@ DirectML's answers):
   output, each contributing sample adds its own term with the whole InputGradientTensor element as its
   inputGradientWeight (the pseudo-code's one weight per contributing sample; it is not divided by n as the
   OutputGradientTensor path divides it for AVERAGE).
-* Out-of-bounds samples: a sample the forward reads from the input (LINEAR: inside [-1, InputSize] on both axes;
-  NEAREST_NEIGHBOR: the rounded index inside [0, InputSize - 1]) contributes, its coordinate clamped to
-  [0, InputSize - 1] on each axis as the forward's LINEAR mode clamps it (so on a clamped axis floor = ceil and that
-  image gradient is 0); a sample that reads OutOfBoundsInputValue (a constant) contributes nothing.
+* Out-of-bounds samples: a sample the forward reads from the input (-1 < coordinate < InputSize on both axes, in
+  both modes, as DirectML's forward) contributes, its coordinate clamped to [0, InputSize - 1] on each axis as
+  the forward clamps it (so on a clamped axis floor = ceil and that image gradient is 0); a sample that reads
+  OutOfBoundsInputValue (a constant) contributes nothing.
 * An integer coordinate gives floor = ceil, so its image gradient across that axis is 0 (the page's floor/ceil, not
   the forward's floor/floor + 1).
-* MAX: only the sample the forward picked (the first in the docs' loop order holding the maximum, as for
+* MAX: only the sample the forward picked (the first, y outer and x inner, holding the maximum, as for
   OutputGradientTensor) contributes; when that sample is outside the input, nothing does.
 * NEAREST_NEIGHBOR: the same formula on the unrounded sample coordinate (the page gives only one formula).
 * Channels: every channel's elements contribute to the same four sums.
@@ -178,10 +185,13 @@ def _samples():
     docs_image = np.arange(1, 17, dtype=f32).reshape(1, 1, 4, 4)
     docs_rois = [[0, 0, 2, 2], [2, 0, 4, 2], [0, 2, 2, 4], [2, 2, 4, 4]]
     docs_grad = np.arange(1, 13, dtype=f32).reshape(4, 1, 1, 3)
-    # The docs' example, as printed: each region's outputs read columns 0, 0, 1 of its top row (ROI_ALIGN1's
-    # docs_nearest_example), so region 0 sends 1 + 2 to (0, 0) and 3 to (0, 1); region 1: 4 + 5 to (0, 2), 6 to
-    # (0, 3); region 2: 7 + 8 to (2, 0), 9 to (2, 1); region 3: 10 + 11 to (2, 2), 12 to (2, 3).
-    docs_out = np.array([[3, 3, 9, 6], [0, 0, 0, 0], [15, 9, 21, 12], [0, 0, 0, 0]], f32).reshape(1, 1, 4, 4)
+    # The docs' example, with the forward DirectML computes: the page prints a forward that reads columns 0, 0, 1
+    # of each region's top row, but DirectML's ROI_ALIGN1 reads columns 0, 1, 1 of its bottom row (nearest rounds
+    # half up: x = -1/6, 1/2, 7/6 -> 0, 1, 1 and y = 1/2 -> 1; vector ROI_ALIGN1-sample_docs_nearest_example). So
+    # region 0 sends 1 to (1, 0) and 2 + 3 to (1, 1); region 1: 4 to (1, 2), 5 + 6 to (1, 3); region 2: 7 to
+    # (3, 0), 8 + 9 to (3, 1); region 3: 10 to (3, 2), 11 + 12 to (3, 3). (The page prints
+    # [[3, 3, 9, 6], [0, 0, 0, 0], [15, 9, 21, 12], [0, 0, 0, 0]].)
+    docs_out = np.array([[0, 0, 0, 0], [1, 5, 4, 11], [0, 0, 0, 0], [7, 17, 10, 23]], f32).reshape(1, 1, 4, 4)
     exact = dict(atol=0, rtol=0, why="exact: sums of small integers and quarters")
     square = np.array([[[[1, 2], [3, 4]]]], f32)
     rng = np.random.default_rng(150)
@@ -195,11 +205,11 @@ def _samples():
                inputs(docs_image, docs_grad, docs_rois, [0, 0, 0, 0]), {"OutputGradientTensor": docs_out}, **exact),
         # ROI [0.5, 0.5, 1.5, 1.5] to 1 x 1: one sample at (0.5, 0.5), weights 1/4 each: gradient 4 gives 1 to every
         # element. ROI [0, 0, 2, 2] (adaptive, Max 4): 2 x 2 samples on the four pixels, 1/4 each: gradient 8
-        # gives 2 more. ROI [2, 2, 4, 4]: n = 2 per axis, samples at 2 and 3; only (2, 2) lies inside [-1, 2]
-        # (clamped onto element (1, 1)): 100 / 4 = 25 there; the other three samples send nothing.
+        # gives 2 more. ROI [1, 1, 3, 3]: n = 2 per axis, samples at 1 and 2; only (1, 1) lies inside (-1, 2) (2 is
+        # InputSize: outside, as DirectML's forward reads it): 100 / 4 = 25 there; the other three send nothing.
         Sample("average_linear_by_hand", make([1, 1, 2, 2], 3, [1, 1], high=4, with_input=False),
                inputs(None, np.array([4, 8, 100], f32).reshape(3, 1, 1, 1), [[0.5, 0.5, 1.5, 1.5], [0, 0, 2, 2],
-                                                                             [2, 2, 4, 4]], [0, 0, 0]),
+                                                                             [1, 1, 3, 3]], [0, 0, 0]),
                {"OutputGradientTensor": np.array([[[[3, 3], [3, 28]]]], f32)}, **exact),
         # MAX over the 2 x 2 samples of ROI [0, 0, 2, 2] (the pixels themselves): the maximum 4 is at (1, 1).
         Sample("max_linear_by_hand", make([1, 1, 2, 2], 1, [1, 1], "MAX", high=4),
@@ -212,7 +222,7 @@ def _samples():
         #   times 2: 5, 3. ROI += [3 (2 - 0), 5 (1 - 0), 3 * 0, 5 * 0] = [6, 5, 0, 0].
         # o = 1: corners 2, 4 / 5, 9: gradY = .5 * 3 + .5 * 5 = 4, gradX = .5 * 2 + .5 * 4 = 3; times 4: 16, 12.
         #   ROI += [12 (2 - 1), 16 (1 - 0), 12 * 1, 16 * 0] = [12, 16, 12, 0]. Total [18, 21, 12, 0].
-        # ROI [5, 5, 7, 6]: every sample (y = 5) lies outside [-1, 2]: [0, 0, 0, 0]. ROITensor {NumROIs, 4}.
+        # ROI [5, 5, 7, 6]: every sample (y = 5) lies outside (-1, 2): [0, 0, 0, 0]. ROITensor {NumROIs, 4}.
         Sample("roi_gradient_by_hand_x", make([1, 1, 2, 3], 2, [1, 2], roi_gradient=True, output_gradient=False,
                                               roi_dims=2),
                inputs(np.array([[1, 2, 4], [3, 5, 9]], f32).reshape(1, 1, 2, 3), np.array([2, 4, 0, 0], f32)

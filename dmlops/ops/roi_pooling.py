@@ -12,7 +12,9 @@ StartX = (X * RegionWidth) / PooledSize.Width + x1 (floor), EndX = ((X + 1) * Re
 * An empty bin (a region outside the input) gives 0, as Caffe and ONNX MaxRoiPool write; the docs do not say and
   no vector has one. Regions with x2 < x1 break the docs' contract (x2 >= x1); dmlops applies the same formulas
   (floor and ceiling of the exact quotients) to them.
-* BatchID is read from the float column, truncated to an integer.
+* BatchID is read from the float column, truncated to an integer. A BatchID outside [0, BatchCount) (or NaN),
+  which the docs leave undefined and no vector has, gives 0 in every bin of its region (as an empty bin) on
+  every backend; a backend's own gather would raise or, for -1, read the last batch.
 
 Every backend computes the bins in its graph from the runtime ROIs (dmlops/ops/_roi.py) and takes a masked max over
 the width, then over the height (a separable max over the bin): exact.
