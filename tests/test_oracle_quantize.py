@@ -257,16 +257,40 @@ def _onnx_reference_dynamic(x):
 
 @pytest.mark.parametrize("seed", range(6))
 def test_dynamic_quantize_linear_matches_onnx_reference_on_random_inputs(seed):
+    """onnx.reference divides the range by 255; DirectML multiplies it by float32(1 / 255) (its sample_uint8_basic:
+    0.020000001, not 0.019999999). So the expected values are DirectML's formula in float32 NumPy steps, and
+    onnx.reference must agree with them within one float32 step in the scale and one quantization step elsewhere."""
     rng = np.random.default_rng(seed)
     shape = (3, 5)
     x = (rng.standard_normal(shape) * [0.1, 3, 100][seed % 3] + [0, 2, -1][seed % 3]).astype(np.float32)
     if seed >= 4:  # all positive / all negative: 0 joins the range
         x = np.abs(x) * (1 if seed == 4 else -1)
-    y, scale, zp = _onnx_reference_dynamic(x)
+    mn, mx = min(x.min(), np.float32(0)), max(x.max(), np.float32(0))
+    scale = np.float32((mx - mn) * (np.float32(1) / np.float32(255)))
+    zp = np.clip(np.rint(np.float32(0) - mn / scale), 0, 255).astype(np.uint8)
+    y = np.clip(np.rint(x / scale) + np.float32(zp), 0, 255).astype(np.uint8)
+    y_onnx, scale_onnx, zp_onnx = _onnx_reference_dynamic(x)
+    assert abs(int(scale.view(np.int32)) - int(np.float32(scale_onnx).view(np.int32))) <= 1
+    assert abs(int(zp) - int(zp_onnx)) <= 1 and np.abs(y.astype(int) - y_onnx.astype(int)).max() <= 1
     for b, out in run_all(_dynamic_desc(shape), {"InputTensor": x}).items():
-        assert_same(out["OutputScaleTensor"], np.asarray(scale, np.float32).reshape(1, 1), f"scale on {b}")
-        assert_same(out["OutputZeroPointTensor"], np.asarray(zp).reshape(1, 1), f"zero point on {b}")
+        assert_same(out["OutputScaleTensor"], np.array([[scale]], np.float32), f"scale on {b}")
+        assert_same(out["OutputZeroPointTensor"], np.array([[zp]], np.uint8), f"zero point on {b}")
         assert_same(out["OutputTensor"], y, f"output on {b}")
+
+
+def test_dynamic_quantize_linear_scale_is_directml_s():
+    """DirectML's own answer (vector sample_uint8_basic) and the rule on new ranges where the reciprocal and the
+    division round apart: [-1.5, 3.6] -> 0.020000001 (division: 0.019999999)."""
+    found = 0
+    for x in ([-1.5, 0, 2.04, 3.6], [0.7, 3.3, -0.1], [-9.9, 1.1]):
+        x = np.array(x, np.float32)
+        rng = max(x.max(), 0) - min(x.min(), 0)
+        want = np.float32(rng * (np.float32(1) / np.float32(255)))
+        found += want != np.float32(rng / np.float32(255))
+        for b, out in run_all(_dynamic_desc(x.shape), {"InputTensor": x}).items():
+            assert_same(out["OutputScaleTensor"], np.array([want], np.float32), f"scale of {x} on {b}")
+    assert found >= 2  # the two formulas do part on these inputs
+    assert np.float32(5.1) * (np.float32(1) / np.float32(255)) == np.float32(0.020000001415610313)
 
 
 def test_dynamic_quantize_linear_int8_by_hand():

@@ -8,15 +8,18 @@ DimensionCount and OutputTensor and OutputZeroPointTensor a DataType (the descri
 Math: ONNX DynamicQuantizeLinear's, which ONNX Runtime's DirectML provider maps onto this operator (uint8 and int8):
 
     InputMin = min(min(Input), 0), InputMax = max(max(Input), 0)      (the range always holds 0)
-    OutputScale = (InputMax - InputMin) / (qmax - qmin)                ([0, 255] for UINT8, [-128, 127] for INT8)
+    OutputScale = (InputMax - InputMin) * (1 / (qmax - qmin))          ([0, 255] for UINT8, [-128, 127] for INT8)
     OutputZeroPoint = clamp(round(qmin - InputMin / OutputScale))     (round half to even, saturated)
     Output = clamp(round(Input / OutputScale) + OutputZeroPoint)      (dmlops.ops._quantize's quantize)
 
-all in float32. Where the docs differ: their formula leaves 0 out of the range and does not round the zero point
+all in float32, 1 / 255 rounded to float32 first: DirectML multiplies by the reciprocal (its sample_uint8_basic gives
+OutputScale 0.020000001 = 5.1 * float32(1 / 255) for the range [-1.5, 3.6], where 5.1 / 255 rounds to 0.019999999 as
+ONNX's formula and ONNX Runtime compute it), so the scale can be one float32 step from ONNX's. Where the docs differ: their formula leaves 0 out of the range and does not round the zero point
 (it also carries two stray AValue / BValue lines from QUANTIZED_LINEAR_ADD); the zero point is an integer tensor,
 so it is rounded as the output is, and quantizing with the rounded zero point is what dequantization inverts.
-No DirectML vectors exist for this operator (tests/test_oracle_quantize.py checks the lowerings against ONNX's
-DynamicQuantizeLinear node cases, onnx.reference and hand arithmetic). An all-zero input gives OutputScale 0 (the
+DirectML's vectors hold one case (sample_uint8_basic); tests/test_oracle_quantize.py also checks the lowerings
+against ONNX's DynamicQuantizeLinear node cases, onnx.reference (one step apart in the scale at most) and hand
+arithmetic. An all-zero input gives OutputScale 0 (the
 formula as written; ONNX leaves it open, onnx.reference gives 1/255 and ONNX Runtime's CPU kernel 1): then
 0 / 0 is NaN, and NaN quantizes to 0, so Output and OutputZeroPoint are 0. NaN inputs are unspecified (the min and
 max propagate them here). FLOAT16 inputs are computed in float32 (dmlops.lower). ONNX: ReduceMin, ReduceMax, Min,
@@ -40,20 +43,21 @@ def check(desc, level) -> list[Problem]:
 
 
 def _params(desc):
+    """(output dtype, qmin, qmax, float32(1 / (qmax - qmin)): the factor DirectML scales the range by)."""
     t = desc.output_tensor.data_type
     lo, hi = Q.bounds_of(t)
-    return Q.numpy_dtype_of(t), lo, hi, np.float32(hi - lo)
+    return Q.numpy_dtype_of(t), lo, hi, np.float32(1) / np.float32(hi - lo)
 
 
 def reference(desc, x):
     """ONNX DynamicQuantizeLinear's range, scale and rounded zero point, then quantize (module docstring)."""
-    dtype, lo, hi, span = _params(desc)
+    dtype, lo, hi, inverse = _params(desc)
     v = x["InputTensor"].astype(np.float32)
     shape = tuple(desc.output_scale_tensor.sizes)
     mn = np.minimum(np.min(v), np.float32(0)).reshape(1)
     mx = np.maximum(np.max(v), np.float32(0)).reshape(1)
     with np.errstate(all="ignore"):
-        scale = (mx - mn) / span
+        scale = (mx - mn) * inverse
         zp = Q.reference_quantize(np.float32(lo) - mn / scale, np.float32(1), None, dtype)
     return {"OutputTensor": Q.reference_quantize(v, scale, zp, dtype),
             "OutputScaleTensor": scale.reshape(shape),
@@ -62,12 +66,12 @@ def reference(desc, x):
 
 def to_onnx(desc, g, x):
     """ReduceMin/ReduceMax over every axis (keepdims), Min/Max with 0, then the float32 formulas."""
-    dtype, lo, hi, span = _params(desc)
+    dtype, lo, hi, inverse = _params(desc)
     v = g.cast(x["InputTensor"], np.float32)
     f = lambda value: ew.onnx_const(g, value, np.float32)  # noqa: E731
     mn = g.node("Min", [g.node("ReduceMin", [v], keepdims=1), f(0)])
     mx = g.node("Max", [g.node("ReduceMax", [v], keepdims=1), f(0)])
-    scale = g.node("Div", [g.node("Sub", [mx, mn]), f(span)])
+    scale = g.node("Mul", [g.node("Sub", [mx, mn]), f(inverse)])
     zp = Q.onnx_quantize(g, g.node("Sub", [f(lo), g.node("Div", [mn, scale])]), f(1), None, dtype)
     y = Q.onnx_quantize(g, v, scale, zp, dtype)
     reshape = lambda value, sizes: g.node("Reshape", [value, g.ints(sizes)])  # noqa: E731
@@ -77,13 +81,13 @@ def to_onnx(desc, g, x):
 
 def to_torch(desc, torch, x):
     """min/max over the tensor, minimum/maximum with 0, then the float32 formulas."""
-    dtype, lo, hi, span = _params(desc)
+    dtype, lo, hi, inverse = _params(desc)
     tdtype = getattr(torch, dtype.name)
     v = x["InputTensor"].to(torch.float32)
     zero = torch.zeros((1,), dtype=torch.float32, device=v.device)
     mn = torch.minimum(v.min().reshape(1), zero)
     mx = torch.maximum(v.max().reshape(1), zero)
-    scale = (mx - mn) / float(span)
+    scale = (mx - mn) * float(inverse)
     zp = Q.torch_quantize(torch, float(lo) - mn / scale, torch.ones_like(scale), None, tdtype)
     return {"OutputTensor": Q.torch_quantize(torch, v, scale, zp, tdtype),
             "OutputScaleTensor": scale.reshape(tuple(desc.output_scale_tensor.sizes)),
@@ -101,13 +105,13 @@ def _samples():
     exact = dict(atol=0, rtol=0, why="every step is exact in float32 for these inputs",
                  float16_atol=0, float16_rtol=0)
     return [
-        # UINT8: range [min(-1.5, 0), max(3.6, 0)] = [-1.5, 3.6]; the inputs are chosen so the scale is exact:
-        # x = [-1.5, 0, 2.04, 3.6] with scale 5.1 / 255 = 0.02; zero point round(0 - (-1.5 / 0.02)) = round(75) = 75;
-        # x / 0.02 = [-75, 0, 102, 180] -> + 75 = [0, 75, 177, 255]. (float32 division rounds; see the oracle test.)
+        # UINT8: range [min(-1.5, 0), max(3.6, 0)] = [-1.5, 3.6]: scale 5.1 * float32(1 / 255) = 0.020000001 (DirectML's
+        # sample_uint8_basic; 5.1 / 255 would round to 0.019999999); zero point round(0 - (-1.5 / 0.020000001)) =
+        # round(74.99999) = 75; x / scale = [-75, 0, 102, 180] (rounded) -> + 75 = [0, 75, 177, 255].
         Sample("uint8_basic", make("FLOAT32", "UINT8", [2, 2]),
                {"InputTensor": np.array([[-1.5, 0], [2.04, 3.6]], np.float32)},
                {"OutputTensor": np.array([[0, 75], [177, 255]], np.uint8),
-                "OutputScaleTensor": np.array([[np.float32(5.1) / np.float32(255)]], np.float32),
+                "OutputScaleTensor": np.array([[0.020000001415610313]], np.float32),
                 "OutputZeroPointTensor": np.array([[75]], np.uint8)}, **exact, float16=False),
         # All positive: the range is [0, 255] (0 joins it), scale 1, zero point 0: [1, 2.5, 3.5, 255] -> half to even
         # [1, 2, 4, 255].
