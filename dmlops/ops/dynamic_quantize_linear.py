@@ -12,18 +12,18 @@ Math: ONNX DynamicQuantizeLinear's, which ONNX Runtime's DirectML provider maps 
     OutputZeroPoint = clamp(round(qmin - InputMin / OutputScale))     (round half to even, saturated)
     Output = clamp(round(Input / OutputScale) + OutputZeroPoint)      (dmlops.ops._quantize's quantize)
 
-all in float32, 1 / 255 rounded to float32 first: DirectML multiplies by the reciprocal (its sample_uint8_basic gives
-OutputScale 0.020000001 = 5.1 * float32(1 / 255) for the range [-1.5, 3.6], where 5.1 / 255 rounds to 0.019999999 as
-ONNX's formula and ONNX Runtime compute it), so the scale can be one float32 step from ONNX's. Where the docs differ: their formula leaves 0 out of the range and does not round the zero point
-(it also carries two stray AValue / BValue lines from QUANTIZED_LINEAR_ADD); the zero point is an integer tensor,
-so it is rounded as the output is, and quantizing with the rounded zero point is what dequantization inverts.
-DirectML's vectors hold one case (sample_uint8_basic); tests/test_oracle_quantize.py also checks the lowerings
-against ONNX's DynamicQuantizeLinear node cases, onnx.reference (one step apart in the scale at most) and hand
-arithmetic. An all-zero input gives OutputScale 0 (the
-formula as written; ONNX leaves it open, onnx.reference gives 1/255 and ONNX Runtime's CPU kernel 1): then
-0 / 0 is NaN, and NaN quantizes to 0, so Output and OutputZeroPoint are 0. NaN inputs are unspecified (the min and
-max propagate them here). FLOAT16 inputs are computed in float32 (dmlops.lower). ONNX: ReduceMin, ReduceMax, Min,
-Max, Sub, Div, Round, Clip, Cast; torch: min, max, minimum, maximum, div, round, clamp.
+all in float32, 1 / 255 rounded to float32 first: DirectML multiplies by the reciprocal (its sample_uint8_basic
+gives OutputScale 0.020000001 = 5.1 * float32(1 / 255) for the range [-1.5, 3.6], where 5.1 / 255 rounds to
+0.019999999 as ONNX's formula and ONNX Runtime compute it), so the scale can be one float32 step from ONNX's. Where
+the docs differ: their formula leaves 0 out of the range and does not round the zero point (it also carries two
+stray AValue / BValue lines from QUANTIZED_LINEAR_ADD); the zero point is an integer tensor, so it is rounded as the
+output is, and quantizing with the rounded zero point is what dequantization inverts. DirectML's vectors hold one
+case (sample_uint8_basic); tests/test_oracle_quantize.py also checks the lowerings against ONNX's
+DynamicQuantizeLinear node cases, onnx.reference (one step apart in the scale at most) and hand arithmetic. An
+all-zero input gives OutputScale 0 (the formula as written; ONNX leaves it open, onnx.reference gives 1/255 and ONNX
+Runtime's CPU kernel 1): then 0 / 0 is NaN, and NaN quantizes to 0, so Output and OutputZeroPoint are 0. NaN inputs
+are unspecified (the min and max propagate them here). FLOAT16 inputs are computed in float32 (dmlops.lower). ONNX:
+ReduceMin, ReduceMax, Min, Max, Sub, Div, Round, Clip, Cast; torch: min, max, minimum, maximum, div, round, clamp.
 """
 from __future__ import annotations
 
