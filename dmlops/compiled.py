@@ -186,9 +186,19 @@ def _fresh(outs, inputs) -> list:
 
 
 def _fresh_torch(outs, inputs) -> list:
-    """As ``_fresh`` for torch tensors: an output whose storage is an input's is cloned."""
-    storages = {t.untyped_storage().data_ptr() for t in inputs if hasattr(t, "untyped_storage")}
-    return [v.clone() if v.untyped_storage().data_ptr() in storages else v for v in outs]
+    """As ``_fresh`` for torch tensors: an output that shares memory with an input is cloned. On the CPU and CUDA
+    that is read from their storages; elsewhere (torch-directml's tensors have no storage: untyped_storage() and
+    data_ptr() raise there) from identity and view bases, which is how an output comes to share an input's memory in
+    a lowering (an identity, a same-dtype .to(), a reshape or as_strided of the input)."""
+    if all(t.device.type in ("cpu", "cuda") for t in (*inputs, *outs)):
+        storages = {t.untyped_storage().data_ptr() for t in inputs}
+        return [v.clone() if v.untyped_storage().data_ptr() in storages else v for v in outs]
+
+    def root(t):
+        return t if t._base is None else t._base
+
+    bases = {id(root(t)) for t in inputs}
+    return [v.clone() if id(root(v)) in bases else v for v in outs]
 
 
 def _graph_of(target) -> GraphDesc:
