@@ -96,7 +96,8 @@ def torch_extreme_index(torch, flat, is_max: bool, last: bool):
     if flat.is_floating_point():
         nan = torch.isnan(flat)
         filled = torch.where(nan, torch.full_like(flat, -np.inf if is_max else np.inf), flat)
-        best = torch.amax(filled, dim=-1, keepdim=True) if is_max else torch.amin(filled, dim=-1, keepdim=True)
+        # torch-directml has amax but no amin: the minimum is -amax(-x) (exact)
+        best = torch.amax(filled, dim=-1, keepdim=True) if is_max else -torch.amax(-filled, dim=-1, keepdim=True)
         hit = (flat == best).to(flat.dtype)  # 0/1; argmax of a float tensor returns the first maximum
         index = (n - 1) - torch.argmax(torch.flip(hit, [-1]), dim=-1) if last else torch.argmax(hit, dim=-1)
         return torch.where(nan[..., 0], torch.zeros_like(index), index)
