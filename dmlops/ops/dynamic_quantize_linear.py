@@ -23,7 +23,8 @@ DynamicQuantizeLinear node cases, onnx.reference (one step apart in the scale at
 all-zero input gives OutputScale 0 (the formula as written; ONNX leaves it open, onnx.reference gives 1/255 and ONNX
 Runtime's CPU kernel 1): then 0 / 0 is NaN, and NaN quantizes to 0, so Output and OutputZeroPoint are 0. NaN inputs
 are unspecified (the min and max propagate them here). FLOAT16 inputs are computed in float32 (dmlops.lower). ONNX:
-ReduceMin, ReduceMax, Min, Max, Sub, Div, Round, Clip, Cast; torch: min, max, minimum, maximum, div, round, clamp.
+ReduceMin, ReduceMax, Min, Max, Sub, Mul, Div, Round, Clip, Cast; torch: min, max, minimum, maximum, mul, div, round,
+clamp.
 """
 from __future__ import annotations
 
