@@ -341,6 +341,17 @@ def test_matrix_multiply_integer_beyond_the_int32_range_wraps():
     assert np.all(exact > 2**31 - 1)
     desc = descs.MatrixMultiplyInteger(a_tensor=td(a), b_tensor=td(b), output_tensor=T("INT32", [2, 3]))
     assert_all(desc, {"ATensor": a, "BTensor": b}, _wrap32(exact))
+    # below -2**31: 140000 products of INT8 -128..-100 and UINT8 200..255 (and one exact sum of -2**31, which stays)
+    k = 140000
+    a = rng.integers(-128, -99, (2, k)).astype(np.int8)
+    b = rng.integers(200, 256, (k, 3)).astype(np.uint8)
+    a[1] = -128
+    b[:, 2] = 0
+    b[: 2**31 // (128 * 128), 2] = 128
+    exact = a.astype(np.int64) @ b.astype(np.int64)
+    assert np.all(exact[:, :2] < -2**31) and exact[1, 2] == -2**31
+    desc = descs.MatrixMultiplyInteger(a_tensor=td(a), b_tensor=td(b), output_tensor=T("INT32", [2, 3]))
+    assert_all(desc, {"ATensor": a, "BTensor": b}, _wrap32(exact))
 
 
 @pytest.mark.parametrize("types", PAIRS, ids="-".join)

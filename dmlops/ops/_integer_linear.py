@@ -166,13 +166,13 @@ def _onnx_centered64(g, x: str, zp) -> str:
 
 def onnx_wrap32(g, y: str, k: int) -> str:
     """A float64 ``y`` holding exact sums of ``k`` products of centred 8-bit values, as INT32 modulo 2**32: a plain
-    Cast where no such sum can leave the INT32 range (k * 65025 < 2**31), else through int64 and its low 32 bits."""
+    Cast where no such sum can leave the INT32 range (k * 65025 < 2**31), else y - 2**32 * floor((y + 2**31) /
+    2**32) first, every step exact in float64 (integers below 2**49, divisions by a power of two)."""
     if k * LARGEST_PRODUCT < 2**31:
         return g.cast(y, np.int32)
-    i64 = np.int64
-    v = g.node("Add", [g.cast(y, i64), g.const(np.asarray(2**31, i64))])
-    low = g.node("BitwiseAnd", [v, g.const(np.asarray(2**32 - 1, i64))])  # (y + 2**31) mod 2**32, in [0, 2**32)
-    return g.cast(g.node("Sub", [low, g.const(np.asarray(2**31, i64))]), np.int32)
+    two32 = g.const(np.asarray(2.0**32, F64))
+    turns = g.node("Floor", [g.node("Div", [g.node("Add", [y, g.const(np.asarray(2.0**31, F64))]), two32])])
+    return g.cast(g.node("Sub", [y, g.node("Mul", [turns, two32])]), np.int32)
 
 
 def onnx_matmul(g, a: str, za, b: str, zb, k: int) -> str:
