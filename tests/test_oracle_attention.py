@@ -2,8 +2,9 @@
 
 * ONNX's Attention node cases (opset 23; onnx.backend.test.case.node.attention): 3-D and 4-D layouts, grouped heads,
   scale, value head sizes, float and boolean attn_mask, causal, past and present key/value. The float mask is
-  RelativePositionBias, the boolean mask DirectML's BOOLEAN type (MaskFilterValue -10000 added, where ONNX writes
-  -inf: the same softmax for a row with a kept key), is_causal a BOOLEAN lower triangle.
+  RelativePositionBias divided by the scale (DirectML scales the bias with the scores), the boolean mask DirectML's
+  BOOLEAN type (MaskFilterValue -10000 added, where ONNX writes -inf: the same softmax for a row with a kept key),
+  is_causal a BOOLEAN lower triangle.
 * torch on the CPU: F.scaled_dot_product_attention (with repeat_interleave for grouped heads and is_causal for
   MULTIHEAD_ATTENTION1's prompt step) and nn.MultiheadAttention (in-projection bias as BiasTensor,
   key_padding_mask as KEY_SEQUENCE_LENGTH).
@@ -80,8 +81,11 @@ def _to_dml(case):
         keep &= np.broadcast_to(mask, keep.shape)
         boolean = True
     elif mask is not None:
+        # ONNX adds the float mask after the scale; DirectML scales RelativePositionBias with the scores
+        # ((Q x K^T + bias) * Scale, vector MULTIHEAD_ATTENTION-sample_two_heads_all_optional): the mask / scale
         fields["relative_position_bias_tensor"] = t(b, hq, s, total, data_type=dt)
-        inputs["RelativePositionBiasTensor"] = np.ascontiguousarray(np.broadcast_to(mask, (b, hq, s, total)))
+        bias = np.broadcast_to(mask, (b, hq, s, total)).astype(np.float64) / fields["scale"]
+        inputs["RelativePositionBiasTensor"] = np.ascontiguousarray(bias.astype(mask.dtype))
     if attribute(node, "is_causal", 0):
         keep &= np.tril(np.ones((s, total), bool), k=p)  # ONNX's causal diagonal is offset by the past length
         boolean = True
@@ -259,3 +263,73 @@ def test_past_key_and_value_come_together():
                         "sequences must have the same length.")
     with pytest.raises(dmlops.DmlOpsError, match="PastValueTensor: is missing while PastKeyTensor is given"):
         dmlops.run(MultiheadAttention(past_key_tensor=t(1, 2, 5, 2), **base), {}, backend="reference")
+
+
+def _mask_desc(kind, sizes, batch=2, cls=MultiheadAttention, **heads):
+    heads = heads or dict(head_count=1)
+    return cls(query_tensor=t(batch, 1, 1), key_tensor=t(batch, 3, 1), value_tensor=t(batch, 3, 1),
+               output_tensor=t(batch, 1, 1), mask_tensor=t(*sizes, data_type="INT32"), mask_type=kind, scale=1.0,
+               mask_filter_value=-10000.0, **heads)
+
+
+@pytest.mark.parametrize("kind,sizes,layout", [
+    ("KEY_SEQUENCE_END_START", [1], r"\{2, batchSize\} = \[2, 2\]"),
+    ("KEY_SEQUENCE_END_START", [2], r"\{2, batchSize\} = \[2, 2\]"),
+    ("KEY_SEQUENCE_LENGTH", [2], r"\{1, batchSize\} = \[1, 2\]"),
+    ("BOOLEAN", [1, 3], r"\{batchSize, headCount, sequenceLength, pastSequenceLength \+ keyValueSequenceLength\} = "
+                        r"\[2, 1, 1, 3\]"),
+])
+def test_a_mask_with_fewer_dimensions_than_its_type_is_refused(kind, sizes, layout):
+    """The tiers allow 1 to 5 dimensions for any MaskType; a KEY_SEQUENCE_END_START mask of Sizes [1] used to pass
+    problems() and crash every backend in a reshape."""
+    desc = _mask_desc(kind, sizes)
+    found = messages(desc)
+    assert len(found) == 1
+    assert found[0].startswith(f"MULTIHEAD_ATTENTION.MaskTensor: Sizes {sizes} do not match ")
+    zeros = {"QueryTensor": np.zeros((2, 1, 1), np.float32), "KeyTensor": np.zeros((2, 3, 1), np.float32),
+             "ValueTensor": np.zeros((2, 3, 1), np.float32), "MaskTensor": np.zeros(sizes, np.int32)}
+    for backend in BACKENDS:
+        with pytest.raises(dmlops.DmlOpsError,
+                           match=r"MULTIHEAD_ATTENTION\.MaskTensor: Sizes .* do not match " + layout):
+            dmlops.run(desc, zeros, backend=backend)
+    one = _mask_desc(kind, sizes, cls=MultiheadAttention1, query_head_count=1, key_value_head_count=1)
+    found = messages(one)
+    assert len(found) == 1 and found[0].startswith(f"MULTIHEAD_ATTENTION1.MaskTensor: Sizes {sizes} do not match ")
+
+
+@pytest.mark.parametrize("kind,sizes", [("KEY_SEQUENCE_END_START", [2, 2]), ("KEY_SEQUENCE_END_START", [1, 1, 2, 2]),
+                                        ("KEY_SEQUENCE_LENGTH", [1, 2]), ("KEY_QUERY_SEQUENCE_LENGTH_START_END", [8]),
+                                        ("BOOLEAN", [2, 1, 1, 3])])
+def test_masks_of_their_layout_are_valid(kind, sizes):
+    assert messages(_mask_desc(kind, sizes)) == []
+
+
+def _hand(mask_type, mask, q=(0.0, 0.0), keys=((1, 2, 3), (4, 5, 6)), values=((3, 6, 12), (-3, 0, 9))):
+    """Outputs of a 2-batch, 1-query, 3-key, headSize-1 attention with ``mask`` on every backend."""
+    mask = np.asarray(mask, np.int32)
+    desc = _mask_desc(mask_type, list(mask.shape))
+    inputs = {"QueryTensor": np.array(q, np.float32).reshape(2, 1, 1),
+              "KeyTensor": np.array(keys, np.float32).reshape(2, 3, 1),
+              "ValueTensor": np.array(values, np.float32).reshape(2, 3, 1), "MaskTensor": mask}
+    return {b: out["OutputTensor"].ravel() for b, out in run_all(desc, inputs).items()}
+
+
+def test_length_masks_leave_a_row_without_keys_unmasked():
+    """DirectML's answer (vector MULTIHEAD_ATTENTION-sample_key_length_zero_row): a length of 0 gives the plain
+    softmax, not the mean that setting every score to MaskFilterValue would give. Scores q . k with q = 1:
+    batch 0 [1, 2, 3] (length 0: softmax of all three), batch 1 [4, 5, 6] (length 2: keys 4, 5 only)."""
+    def softmax_mean(scores, values):
+        e = np.exp(np.array(scores, np.float64) - max(scores))
+        return float(e @ np.array(values, np.float64) / e.sum())
+
+    want = [softmax_mean([1, 2, 3], [3, 6, 12]), softmax_mean([4, 5], [-3, 0])]
+    for kind, mask in (("KEY_SEQUENCE_LENGTH", [[0, 2]]), ("KEY_SEQUENCE_END_START", [[1, 2], [1, 0]])):
+        for backend, got in _hand(kind, mask, q=(1.0, 1.0)).items():
+            np.testing.assert_allclose(got, want, rtol=1e-6, err_msg=f"{kind} on {backend}")
+
+
+def test_boolean_mask_adds_one_minus_the_mask_times_the_filter():
+    """DirectML's answer (vector MULTIHEAD_ATTENTION-sample_hand_boolean): a mask value m adds
+    (1 - m) * MaskFilterValue, so 2 adds +10000 and that key takes the whole softmax; q = 0, so the kept keys share it equally."""
+    for backend, got in _hand("BOOLEAN", np.array([[1, 0, 1], [1, 2, 1]]).reshape(2, 1, 1, 3)).items():
+        assert got.tolist() == [7.5, 0.0], backend

@@ -15,13 +15,30 @@ them), so the three lowerings build the same static graph:
 3. Grouped heads (MULTIHEAD_ATTENTION1): query head n reads key/value head n // (QueryHeadCount /
    KeyValueHeadCount), ONNX Runtime's GroupQueryAttention convention; written as one GEMM per key/value head over
    its group's queries stacked, so no key or value is copied.
-4. Scores = (Q x K^T) * Scale, + RelativePositionBias, then the mask, then DirectML's softmax (ACTIVATION_SOFTMAX's
-   steps and NaN rules), then x V, heads merged back into [B, S, H * Dv].
+4. Scores = (Q x K^T + RelativePositionBias) * Scale (DirectML scales the bias too, unlike the docs' order), then
+   the mask, then DirectML's softmax (ACTIVATION_SOFTMAX's steps and NaN rules), then x V, heads merged back into
+   [B, S, H * Dv].
+5. FLOAT16: DirectML stores its intermediates in float16 (toward zero, as every FLOAT16 store): the query, key and
+   value after the bias, the scores before the softmax, the softmax's sum and its quotients. Computed in float32
+   with those stores, every FLOAT16 vector is bit exact; without them a row of scores near MaskFilterValue (which
+   float16 resolves to 8) gives 5.4 where DirectML gives 3.006 (sample_boolean_all_zero_row_float16).
+
+The masks, as DirectML computes them (dmlops/ops/multihead_attention.py names the vectors):
+
+* BOOLEAN: (1 - mask) * MaskFilterValue is added to each score (so 1 adds nothing, 0 adds MaskFilterValue and any
+  other value its multiple: 7 adds -6 * MaskFilterValue).
+* The length types (KEY_SEQUENCE_LENGTH, KEY_SEQUENCE_END_START, KEY_QUERY_SEQUENCE_LENGTH_START_END): the scores
+  of the keys outside are set to MaskFilterValue, except in a row that keeps no key at all, which is left unmasked.
+* KEY_QUERY_SEQUENCE_LENGTH_START_END [keyLength (B) | queryStart (B) | queryEnd | keyStart (B) | keyEnd]: key j of
+  batch b is kept when j < keyLength[b] and keyStart[b] <= b * T + j < keyStart[b + 1] (keyStart[B] = keyEnd; T the
+  total key length): ONNX Runtime's cumulative offsets over the batch's tokens laid end to end. The query offsets
+  are not read (no vector shows an effect of them).
 """
 from __future__ import annotations
 
 import numpy as np
 
+from . import _elementwise as ew
 from ._opset import ONNX, NumPy, Torch
 from .activation_softmax import softmax, softmax_onnx, softmax_torch
 
@@ -69,6 +86,10 @@ def geometry(desc) -> dict:
 class NumpyOps(NumPy):
     """The reference: GEMMs accumulated in float64 and rounded to float32 once, the rest in float32."""
 
+    def store16(self, v):
+        """``v`` stored in a FLOAT16 tensor (toward zero), back in float32."""
+        return ew.float16_toward_zero(v).astype(np.float32)
+
     def matmul(self, a, b):
         """a @ b accumulated in float64, rounded to float32 once."""
         return np.matmul(a.astype(np.float64), b.astype(np.float64)).astype(np.float32)
@@ -77,6 +98,13 @@ class NumpyOps(NumPy):
         """ACTIVATION_SOFTMAX's steps over the last axis."""
         return softmax(v, (-1,))
 
+    def softmax16(self, v):
+        """The softmax of FLOAT16 attention: the sum and the quotients stored in float16 (module docstring)."""
+        with np.errstate(invalid="ignore", over="ignore"):
+            m = np.max(np.where(np.isnan(v), np.float32(-np.inf), v), axis=-1, keepdims=True)
+            e = np.exp(v - m)
+            return self.store16(e / self.store16(np.sum(e, axis=-1, keepdims=True, dtype=np.float32)))
+
 
 class OnnxOps(ONNX):
     """ONNX nodes ONNX Runtime's DirectML provider registers; constants in the dtype of value ``like``."""
@@ -84,9 +112,21 @@ class OnnxOps(ONNX):
     def __init__(self, g, like: str):
         super().__init__(g, g.dtype(like))
 
+    def store16(self, v):
+        """``v`` stored in a FLOAT16 tensor (toward zero), back in float32."""
+        return ew.onnx_float16_toward_zero(self.g, v)
+
     def softmax(self, v):
         """ACTIVATION_SOFTMAX's steps over the last axis."""
         return softmax_onnx(self.g, v, (-1,), log=False)
+
+    def softmax16(self, v):
+        """The softmax of FLOAT16 attention: the sum and the quotients stored in float16 (module docstring)."""
+        g = self.g
+        skip = g.node("Where", [g.node("IsNaN", [v], dtype=np.bool_), self.const(-np.inf), v], dtype=np.float32)
+        e = g.node("Exp", [g.node("Sub", [v, g.node("ReduceMax", [skip, g.ints([-1])], keepdims=1)])])
+        total = self.store16(g.node("ReduceSum", [e, g.ints([-1])], keepdims=1))
+        return self.store16(g.node("Div", [e, total]))
 
 
 class TorchOps(Torch):
@@ -95,9 +135,20 @@ class TorchOps(Torch):
     def __init__(self, torch, like):
         super().__init__(torch, like.device, str(like.dtype).removeprefix("torch."))
 
+    def store16(self, v):
+        """``v`` stored in a FLOAT16 tensor (toward zero), back in float32."""
+        return ew.torch_float16_toward_zero(self.torch, v)
+
     def softmax(self, v):
         """ACTIVATION_SOFTMAX's steps over the last axis."""
         return softmax_torch(self.torch, v, (-1,), log=False)
+
+    def softmax16(self, v):
+        """The softmax of FLOAT16 attention: the sum and the quotients stored in float16 (module docstring)."""
+        torch = self.torch
+        m = torch.amax(torch.where(torch.isnan(v), torch.full_like(v, -np.inf), v), dim=-1, keepdim=True)
+        e = torch.exp(v - m)
+        return self.store16(e / self.store16(e.sum(dim=-1, keepdim=True)))
 
 
 # ---------------------------------------------------------------------------------------------------- the steps
@@ -111,27 +162,37 @@ def _stacked(ops, v, index, batch, seq, heads, size):
     return _heads(ops, ops.slice(v, 3, index, index + 1), batch, seq, heads, size)
 
 
-def _mask_keep(ops, desc, x, geo):
-    """(keep, add): where the scores stay (broadcastable to [B, H, S, T]); add: MaskFilterValue is added (BOOLEAN)
-    rather than set (the length types), as the docs word each type."""
+def _mask(ops, desc, x, geo, scores):
+    """``scores`` [B, H, S, T] with MaskTensor applied as DirectML applies each MaskType (module docstring)."""
     kind = desc.mask_type.name
     mask = x.get("MaskTensor")
     if kind == "NONE" or mask is None:
-        return None, False
+        return scores
     b, t = geo["batch"], geo["total"]
+    filter_value = np.float32(desc.mask_filter_value)
     if kind == "BOOLEAN":
-        return ops.ne(ops.reshape(mask, [b, geo["hq"], geo["seq"], t]), 0), True
-    positions = ops.const(np.arange(t, dtype=np.int32).reshape(1, 1, 1, t), dtype=np.int32)
+        m = ops.cast(ops.reshape(mask, [b, geo["hq"], geo["seq"], t]), np.float32)
+        return ops.add(scores, ops.mul(ops.sub(ops.const(np.float32(1)), m), ops.const(filter_value)))
+    positions = ops.const(np.arange(t, dtype=np.int32).reshape(1, t), dtype=np.int32)
     if kind == "KEY_SEQUENCE_LENGTH":
-        return ops.lt(positions, ops.reshape(mask, [b, 1, 1, 1])), False
-    if kind == "KEY_SEQUENCE_END_START":
+        keep = ops.lt(positions, ops.reshape(mask, [b, 1]))
+    elif kind == "KEY_SEQUENCE_END_START":
         rows = ops.reshape(mask, [2, b])
-        end = ops.reshape(ops.slice(rows, 0, 0, 1), [b, 1, 1, 1])
-        start = ops.reshape(ops.slice(rows, 0, 1, 2), [b, 1, 1, 1])
-        return ops.land(ops.le(start, positions), ops.lt(positions, end)), False
-    # KEY_QUERY_SEQUENCE_LENGTH_START_END: keyLength[b] bounds the keys (the module docstring).
-    lengths = ops.slice(ops.reshape(mask, [3 * b + 2]), 0, 0, b)
-    return ops.lt(positions, ops.reshape(lengths, [b, 1, 1, 1])), False
+        end = ops.reshape(ops.slice(rows, 0, 0, 1), [b, 1])
+        start = ops.reshape(ops.slice(rows, 0, 1, 2), [b, 1])
+        keep = ops.land(ops.le(start, positions), ops.lt(positions, end))
+    else:  # KEY_QUERY_SEQUENCE_LENGTH_START_END
+        flat = ops.reshape(mask, [3 * b + 2])
+        lengths = ops.reshape(ops.slice(flat, 0, 0, b), [b, 1])
+        first = ops.reshape(ops.slice(flat, 0, 2 * b + 1, 3 * b + 1), [b, 1])  # keyStart[b]
+        after = ops.reshape(ops.slice(flat, 0, 2 * b + 2, 3 * b + 2), [b, 1])  # keyStart[b + 1], keyEnd
+        token = ops.const((np.arange(b, dtype=np.int32).reshape(b, 1) * t + np.arange(t, dtype=np.int32)),
+                          dtype=np.int32)  # b * T + j
+        keep = ops.land(ops.lt(positions, lengths), ops.land(ops.le(first, token), ops.lt(token, after)))
+    # a row that keeps no key is left unmasked (DirectML's answer: vector sample_key_length_zero_row)
+    kept = ops.reduce_sum(ops.cast(keep, np.float32), [1])  # [B]
+    keep = ops.lor(keep, ops.reshape(ops.eq(kept, ops.const(np.float32(0))), [b, 1]))
+    return ops.where(ops.reshape(keep, [b, 1, 1, t]), scores, ops.const(filter_value))
 
 
 def _cache(ops, past, new, lengths, geo, size, length):
@@ -174,17 +235,19 @@ def attention(ops, desc, x) -> dict:
         v = _heads(ops, x["ValueTensor"], b, n, hkv, dv)
     elif geo["v_src"] is not None:
         v = _stacked(ops, x[geo["v_src"]], STACK_INDEX[geo["v_src"]]["v"], b, n, hkv, dv)
+    half = desc.output_tensor.data_type.name == "FLOAT16"
     if x.get("BiasTensor") is not None:
         bias = ops.reshape(x["BiasTensor"], [hq * d + hkv * d + hkv * dv])
 
-        def part(start, heads, size):
-            return ops.reshape(ops.slice(bias, 0, start, start + heads * size), [1, heads, 1, size])
+        def part(v, start, heads, size):
+            v = ops.add(v, ops.reshape(ops.slice(bias, 0, start, start + heads * size), [1, heads, 1, size]))
+            return ops.store16(v) if half else v
 
-        q = ops.add(q, part(0, hq, d))
+        q = part(q, 0, hq, d)
         if k is not None:
-            k = ops.add(k, part(hq * d, hkv, d))
+            k = part(k, hq * d, hkv, d)
         if v is not None:
-            v = ops.add(v, part(hq * d + hkv * d, hkv, dv))
+            v = part(v, hq * d + hkv * d, hkv, dv)
 
     # 2. The key and value sequences (and the present outputs).
     past_k, past_v = x.get("PastKeyTensor"), x.get("PastValueTensor")
@@ -212,20 +275,15 @@ def attention(ops, desc, x) -> dict:
     # 3./4. Scores per key/value head over its group of query heads, masks, softmax, x V.
     g = hq // hkv
     q_grouped = ops.reshape(q, [b, hkv, g * s, d])
-    scores = ops.mul(ops.matmul(q_grouped, ops.transpose(keys, [0, 1, 3, 2])), desc.scale)
-    scores = ops.reshape(scores, [b, hq, s, t])
+    scores = ops.reshape(ops.matmul(q_grouped, ops.transpose(keys, [0, 1, 3, 2])), [b, hq, s, t])
     if x.get("RelativePositionBiasTensor") is not None:
         scores = ops.add(scores, ops.reshape(x["RelativePositionBiasTensor"], [b, hq, s, t]))
-    filter_value = ops.const(np.float32(desc.mask_filter_value))
-    keep, added = _mask_keep(ops, desc, x, geo)
-    if keep is not None:
-        if added:
-            scores = ops.add(scores, ops.where(keep, ops.const(np.float32(0)), filter_value))
-        else:
-            scores = ops.where(keep, scores, filter_value)
+    scores = ops.mul(scores, desc.scale)
+    scores = _mask(ops, desc, x, geo, scores)
     if causal is not None:
-        scores = ops.where(causal, scores, filter_value)
-    probs = ops.reshape(ops.softmax(scores), [b, hkv, g * s, t])
+        scores = ops.where(causal, scores, ops.const(np.float32(desc.mask_filter_value)))
+    probs = ops.softmax16(ops.store16(scores)) if half else ops.softmax(scores)
+    probs = ops.reshape(probs, [b, hkv, g * s, t])
     out = ops.reshape(ops.matmul(probs, values), [b, hq, s, dv])
     out = ops.transpose(out, [0, 2, 1, 3])
     result = {"OutputTensor": ops.reshape(out, _sizes(desc, "OutputTensor"))}

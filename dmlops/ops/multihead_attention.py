@@ -32,30 +32,41 @@ hiddenSize = headCount * headSize, valueHiddenSize = headCount * valueHeadSize):
   stacked key, ValueTensor or a stacked value): otherwise the key and value sequences differ in length and
   the second GEMM is undefined (dmlops' rule; the docs' "exactly one Query, Key and Value").
 
-Math (dmlops.ops._attention writes it once for the three backends): the docs' steps, [Bias] -> (Q x K^T) *
-Scale -> [+ RelativePositionBias] -> [mask] -> softmax -> x V, per head, in float32. Stacked tensors are sliced
-on their fourth dimension (0 query, 1 key, 2 value; StackedKeyValueTensor 0 key, 1 value); BiasTensor [q | k |
-v] is added to the new query, key and value, not to PastKey / PastValue; the keys are PastKey ++ Key (the
-docs' concatenation), which OutputPresentKeyTensor returns (values alike). The softmax is DirectML's
-(ACTIVATION_SOFTMAX's steps and NaN rules). The mask, as the docs word each type:
+Math (dmlops.ops._attention writes it once for the three backends): [Bias] -> (Q x K^T + RelativePositionBias) *
+Scale -> [mask] -> softmax -> x V, per head, in float32 (FLOAT16: with DirectML's float16 stores of the biased
+query/key/value, the scores, the softmax's sum and quotients). Stacked tensors are sliced on their fourth dimension
+(0 query, 1 key, 2 value; StackedKeyValueTensor 0 key, 1 value); BiasTensor [q | k | v] is added to the new query,
+key and value, not to PastKey / PastValue; the keys are PastKey ++ Key (the docs' concatenation), which
+OutputPresentKeyTensor returns (values alike). The softmax is DirectML's (ACTIVATION_SOFTMAX's steps and NaN
+rules).
 
-* BOOLEAN: MaskFilterValue is *added* where the mask is 0 (any nonzero value adds nothing).
-* KEY_SEQUENCE_LENGTH ([1, batchSize] lengths), KEY_SEQUENCE_END_START (row 0 the ends, exclusive; row 1 the
-  starts, inclusive; ONNX Runtime's 2 * batchSize mask_index order): scores of keys outside are *set* to
-  MaskFilterValue. A row with every key masked is therefore uniform (set) under these types, but keeps the
-  unmasked softmax under BOOLEAN (adding a constant to a whole row changes no softmax): samples
-  key_length_zero_row and boolean_all_zero_row show both.
-* KEY_QUERY_SEQUENCE_LENGTH_START_END ([batchSize * 3 + 2], ONNX Runtime's cumulative mask_index layout):
-  the page gives only the layout. dmlops reads keyLength[b] as KEY_SEQUENCE_LENGTH does and ignores the
-  query/key start and end offsets (they place sequences packed token after token, which the padded [batchSize,
-  sequenceLength, ..] tensors here do not use): a decision, not a verified fact.
+DirectML's answers (the vectors' sample_* cases, reproduced by every backend) where the docs are silent or wrong:
+
+* Scale multiplies RelativePositionBias too: the docs' order (Q x K^T) * Scale + bias misses
+  sample_two_heads_all_optional (Scale 0.7) by up to 0.13; (Q x K^T + bias) * Scale meets it to 1.2e-7.
+* BOOLEAN adds (1 - mask) * MaskFilterValue: 1 adds nothing and 0 adds MaskFilterValue, as the docs say, and any
+  other value its multiple: sample_hand_boolean's 7 adds -6 * MaskFilterValue = +60000, so that key takes the whole
+  softmax (DirectML gives 0, the value of that key; "nonzero keeps" would give 4.5).
+* The length types (KEY_SEQUENCE_LENGTH, KEY_SEQUENCE_END_START, KEY_QUERY_SEQUENCE_LENGTH_START_END) set the
+  scores of the keys outside to MaskFilterValue, but a row that keeps no key is left unmasked:
+  sample_key_length_zero_row (length 0) gives the plain softmax, 5.4 (float32(5.4) exactly, so not MaskFilterValue
+  added in float32, which gives 5.39997), where setting every score would give the mean 7.
+* KEY_QUERY_SEQUENCE_LENGTH_START_END ([keyLength (B) | queryStart (B) | queryEnd | keyStart (B) | keyEnd], ONNX
+  Runtime's cumulative mask_index layout): sample_hand_key_query_lengths ([2, 1 | 0, 1 | 2 | 0, 2 | 3]) keeps keys
+  0 and 1 of batch 0 but every key of batch 1, so keyLength[b] alone (which keeps key 0 of batch 1) is not the rule.
+  dmlops keeps key j of batch b when j < keyLength[b] and keyStart[b] <= b * T + j < keyStart[b + 1] (keyStart[B] =
+  keyEnd, T the total key length: ONNX Runtime's offsets over the batch's keys laid end to end), which empties
+  batch 1's row (so it is left unmasked) and meets the vector; other readings meet it too (the first 2 * B values
+  read as KEY_SEQUENCE_END_START), and the query offsets are read by nothing: one vector cannot tell them apart.
+* FLOAT16 is computed with DirectML's float16 stores (dmlops/ops/_attention.py): every FLOAT16 vector bit exact,
+  among them sample_boolean_all_zero_row_float16, where float16 resolves scores near -10000 to 8 and DirectML
+  gives 3.006 instead of the float32 answer 5.4.
 Key positions count over pastSequenceLength + keyValueSequenceLength (past keys first).
 
-DirectML's answers: its one vector (gap_factory_tier_6_1_dt_0_rank_default: every Q/K/V layout given at once,
-a NONE mask type with a MaskTensor) is a descriptor DirectML refused, and dmlops refuses it too; no vector has
-numbers. So the docs, ONNX Runtime's MultiHeadAttention/Attention contract and torch decide (tests/
-test_oracle_attention.py: torch's scaled_dot_product_attention and nn.MultiheadAttention, onnx's Attention
-node cases where they exist, NumPy by hand).
+MaskTensor with fewer dimensions than its MaskType's layout (KEY_SEQUENCE_END_START with Sizes [1], ...) is refused
+by name; the tiers allow 1 to 5 dimensions for any MaskType, and such a mask used to reach the backends and fail
+there. The oracles beside the vectors: tests/test_oracle_attention.py (torch's scaled_dot_product_attention and
+nn.MultiheadAttention, onnx's Attention node cases, NumPy by hand).
 """
 from __future__ import annotations
 
@@ -127,13 +138,17 @@ class _Shapes:
     def add(self, field, rule, message):
         self.out.append(Problem(self.op, field, rule, message))
 
-    def expect(self, name: str, expected: list, formula: list[str]) -> None:
+    def expect(self, name: str, expected: list, formula: list[str], fewer: bool = False) -> None:
+        """``fewer``: fewer dimensions than the layout are reported here (MaskTensor: the tiers allow 1 to 5
+        dimensions whatever the MaskType); otherwise they are a rank the support tiers refuse already."""
         found = _sizes(self.desc, name)
         if found is None or None in expected:
             return
         extra = len(found) - len(expected)
         if extra < 0:
-            return  # a rank the support tiers refuse
+            if fewer:
+                self.add(name, "shape", f"Sizes {found} do not match {braces(formula)} = {list(expected)}.")
+            return
         want = [1] * extra + list(expected)
         if found != want:
             self.add(name, "shape", f"Sizes {found} do not match {braces(['1'] * extra + formula)} = {want}.")
@@ -297,13 +312,14 @@ def _mask_presence_problems(s, desc, present) -> bool:
 def _mask_shape_problems(s, desc, batch, heads, seq, total, heads_formula, total_formula) -> None:
     kind = desc.mask_type.name
     if kind == "KEY_SEQUENCE_LENGTH":
-        s.expect("MaskTensor", [1, batch], ["1", "batchSize"])
+        s.expect("MaskTensor", [1, batch], ["1", "batchSize"], fewer=True)
     elif kind == "KEY_SEQUENCE_END_START":
-        s.expect("MaskTensor", [2, batch], ["2", "batchSize"])
+        s.expect("MaskTensor", [2, batch], ["2", "batchSize"], fewer=True)
     elif kind == "KEY_QUERY_SEQUENCE_LENGTH_START_END":
-        s.expect("MaskTensor", [None if batch is None else batch * 3 + 2], ["batchSize * 3 + 2"])
+        s.expect("MaskTensor", [None if batch is None else batch * 3 + 2], ["batchSize * 3 + 2"], fewer=True)
     elif kind == "BOOLEAN":
-        s.expect("MaskTensor", [batch, heads, seq, total], ["batchSize", heads_formula, "sequenceLength", total_formula])
+        s.expect("MaskTensor", [batch, heads, seq, total],
+                 ["batchSize", heads_formula, "sequenceLength", total_formula], fewer=True)
 
 
 def reference(desc, x):
@@ -387,25 +403,27 @@ def _samples():
                {**qkv3, "MaskTensor": np.array([[3, 2], [1, 0]], np.int32)}, {"OutputTensor": _f([[9]], [[-1.5]])},
                why="a mean of two values", atol=1e-6, rtol=1e-6),
         # KEY_QUERY_SEQUENCE_LENGTH_START_END [keyLength 2, 1 | queryStart 0, 1 | queryEnd 2 | keyStart 0, 2 |
-        # keyEnd 3]: keyLength bounds the keys: batch 0 (3 + 6) / 2 = 4.5, batch 1 -3.
+        # keyEnd 3] (DirectML's answer, module docstring): batch 0 keeps keys 0 and 1 (j < 2, tokens 0, 1 in
+        # [0, 2)): (3 + 6) / 2 = 4.5; batch 1 keeps none (tokens 3, 4, 5 are not in [2, 3)), so its row is left
+        # unmasked: the mean of -3, 0, 9 = 2.
         Sample("hand_key_query_lengths", _mha(**mask_io, mask_tensor=td("INT32", [8]),
                                               mask_type="KEY_QUERY_SEQUENCE_LENGTH_START_END"),
                {**qkv3, "MaskTensor": np.array([2, 1, 0, 1, 2, 0, 2, 3], np.int32)},
-               {"OutputTensor": _f([[4.5]], [[-3]])}, why="a mean of two values", atol=1e-6, rtol=1e-6),
-        # BOOLEAN [2, 1, 1, 3]: 0 adds -10000 (exp(-10000) is 0 in float32). Batch 0 keeps keys 0 and 2:
-        # (3 + 12) / 2 = 7.5; batch 1 keys 1 and 2 (a 7 counts as 1): 4.5.
+               {"OutputTensor": _f([[4.5]], [[2]])}, why="a mean of two values", atol=1e-6, rtol=1e-6),
+        # BOOLEAN [2, 1, 1, 3] adds (1 - mask) * -10000: 0 adds -10000 (exp(-10000) is 0 in float32). Batch 0
+        # keeps keys 0 and 2: (3 + 12) / 2 = 7.5; batch 1 [0, 7, 1]: key 1 gets +60000 and the whole softmax: 0.
         Sample("hand_boolean", _mha(**mask_io, mask_tensor=td("INT32", [2, 1, 1, 3]), mask_type="BOOLEAN"),
                {**qkv3, "MaskTensor": np.array([1, 0, 1, 0, 7, 1], np.int32).reshape(2, 1, 1, 3)},
-               {"OutputTensor": _f([[7.5]], [[4.5]])}, why="a mean of two values", atol=1e-6, rtol=1e-6),
-        # A row with every key masked: the length types set every score to MaskFilterValue (uniform: mean 7), the
-        # BOOLEAN type adds it to every score (the unmasked softmax). Scores q . k = [ln 3, 0, 0] -> [3/5, 1/5,
-        # 1/5] with BOOLEAN: 3/5 * 3 + 1/5 * 6 + 1/5 * 12 = 5.4.
+               {"OutputTensor": _f([[7.5]], [[0]])}, why="a mean of two values", atol=1e-6, rtol=1e-6),
+        # A row with every key masked: the length types leave it unmasked, the BOOLEAN type adds MaskFilterValue to
+        # every score: both the unmasked softmax. Scores q . k = [ln 3, 0, 0] -> [3/5, 1/5, 1/5]: 3/5 * 3 +
+        # 1/5 * 6 + 1/5 * 12 = 5.4. (FLOAT16: DirectML gives 3.006 for the BOOLEAN row, module docstring.)
         Sample("key_length_zero_row", _mha(query_tensor=_t(1, 1, 1), key_tensor=_t(1, 3, 1), value_tensor=_t(1, 3, 1),
                                            output_tensor=_t(1, 1, 1), mask_tensor=td("INT32", [1, 1]),
                                            mask_type="KEY_SEQUENCE_LENGTH"),
                {"QueryTensor": _f([[1]]), "KeyTensor": _f([[LN3], [0], [0]]), "ValueTensor": _f([[3], [6], [12]]),
-                "MaskTensor": np.array([[0]], np.int32)}, {"OutputTensor": _f([[7]])},
-               why="a mean of three values", atol=1e-6, rtol=1e-6),
+                "MaskTensor": np.array([[0]], np.int32)}, {"OutputTensor": _f([[5.4]])},
+               why="float32 rounding of ln 3 and exp", atol=2e-6, rtol=1e-6),
         Sample("boolean_all_zero_row", _mha(query_tensor=_t(1, 1, 1), key_tensor=_t(1, 3, 1), value_tensor=_t(1, 3, 1),
                                             output_tensor=_t(1, 1, 1), mask_tensor=td("INT32", [1, 1, 1, 3]),
                                             mask_type="BOOLEAN"),
@@ -413,6 +431,14 @@ def _samples():
                 "MaskTensor": np.zeros((1, 1, 1, 3), np.int32)}, {"OutputTensor": _f([[5.4]])},
                why="float32 rounding of ln 3 and exp (scores near -10000 keep 1e-3 resolution)", atol=2e-3,
                rtol=2e-3),
+        # Scale 1/2 multiplies RelativePositionBias too (DirectML's order): (0 + [2 ln 3, 0]) * 1/2 = [ln 3, 0] ->
+        # [3/4, 1/4]: 3/4 * 8 + 1/4 * 4 = 7 (the docs' order, 0 * 1/2 + [2 ln 3, 0], would give 9/10: 7.6).
+        Sample("hand_relative_position_bias_scaled",
+               _mha(query_tensor=_t(1, 1, 1), key_tensor=_t(1, 2, 1), value_tensor=_t(1, 2, 1),
+                    relative_position_bias_tensor=_t(1, 1, 1, 2), output_tensor=_t(1, 1, 1), scale=0.5),
+               {"QueryTensor": _f([[0]]), "KeyTensor": _f([[1], [2]]), "ValueTensor": _f([[8], [4]]),
+                "RelativePositionBiasTensor": _f([[[2 * LN3, 0]]])},
+               {"OutputTensor": _f([[7]])}, why="float32 rounding of ln 3 and exp", atol=2e-6, rtol=1e-6),
         # PastKey / PastValue: keys [past 0, new 1] for one head of size 1, q = 0: mean of values
         # (10 + 20) / 2 = 15; present = past ++ new.
         Sample("hand_past_present", _mha(query_tensor=_t(1, 1, 1), key_tensor=_t(1, 1, 1), value_tensor=_t(1, 1, 1),
