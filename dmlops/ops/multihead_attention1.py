@@ -21,7 +21,9 @@ decisions where they are silent):
 
 * Without PastSequenceLengthsTensor: MULTIHEAD_ATTENTION with grouped heads. Query head n reads key/value
   head n // (QueryHeadCount / KeyValueHeadCount) (GroupQueryAttention's and torch's repeat_interleave
-  convention); every mask type, Bias, RelativePositionBias and past/present tensors as there.
+  convention); every mask type, Bias, RelativePositionBias and past/present tensors as there, including
+  what MULTIHEAD_ATTENTION's vectors show (the bias scaled with the scores, (1 - mask) * MaskFilterValue, a row
+  without keys left unmasked, the float16 stores), assumed to hold for this later version too.
 * With PastSequenceLengthsTensor (ONNX Runtime's only use: lengths[b] for a one-token decode step, zeros
   for the prompt, with no PastKey/PastValue bound because its present buffers alias the past ones):
   the key/value cache of batch b is PastKey (zeros where absent) with the new keys written at positions
