@@ -230,8 +230,9 @@ TOLERANCES: dict[str, Tolerance] = {
     # ---- issue 12, B15 quantize
     # No entry: exact. ELEMENT_WISE_QUANTIZE_LINEAR (float32_to_uint8/int8_per_channel: float32 division, round half
     # to even, saturation, NaN -> 0) and ELEMENT_WISE_DEQUANTIZE_LINEAR (uint8/int8_to_float32_per_channel: one float32
-    # subtraction and one multiply) match bit for bit on all three backends (dmlops/ops/_quantize.py). QUANTIZE and
-    # DEQUANTIZE (6.3), DYNAMIC_QUANTIZE_LINEAR and ELEMENT_WISE_QUANTIZED_LINEAR_ADD have no vectors.
+    # subtraction and one multiply) match bit for bit on all three backends (dmlops/ops/_quantize.py), as does
+    # DYNAMIC_QUANTIZE_LINEAR's one case (sample_uint8_basic: the range times float32(1 / 255)). QUANTIZE and
+    # DEQUANTIZE (6.3) and ELEMENT_WISE_QUANTIZED_LINEAR_ADD have no vectors.
     # ---- end B15 quantize
     # ---- issue 12, B16 integer linear algebra
     # No entry: exact. MATRIX_MULTIPLY_INTEGER_TO_FLOAT's 16 vector cases (every data type, FLOAT32 and FLOAT16)
