@@ -643,8 +643,14 @@ CONV = {"CONVOLUTION_INTEGER": lambda **kw: conv_int(**kw),
 def test_integer_convolutions_valid():
     assert messages(conv_int()) == []
     assert messages(conv_int(x_zero=None, w_zero=(1, 6, 1, 1))) == []
-    assert messages(conv_int(x=(2, 3, 7), w=(4, 3, 3), y=(2, 4, 3), x_zero=(1, 1), w_zero=(4, 1), groups=1,
+    assert messages(conv_int(x=(2, 3, 7), w=(4, 3, 3), y=(2, 4, 3), x_zero=(1, 1, 1), w_zero=(1, 4, 1), groups=1,
                              strides=(2,))) == []
+    # per tensor, fewer dimensions; per channel, InputTensor's DimensionCount (DirectML refused {2, 1, 1} for 4-D)
+    assert messages(conv_int(x=(2, 3, 7), w=(4, 3, 3), y=(2, 4, 3), x_zero=(1, 1), w_zero=(1, 1), groups=1)) == []
+    assert messages(conv_int(x=(2, 3, 7), w=(4, 3, 3), y=(2, 4, 3), x_zero=(1, 1), w_zero=(4, 1), groups=1)) == [
+        "CONVOLUTION_INTEGER.FilterZeroPointTensor: Sizes [4, 1] hold 4 zero points in 2 dimensions; a per-channel "
+        "FilterZeroPointTensor has InputTensor's DimensionCount (3): {1, OutputChannelCount, 1} = [1, 4, 1].",
+    ]
     # spatial output sizes are free, as for CONVOLUTION (module docstring)
     assert messages(conv_int(y=(1, 6, 4, 2))) == []
     assert messages(qconv()) == []
