@@ -272,14 +272,19 @@ def test_depth_column_row_matches_onnx_dcr_formula(block, data_type):
 
 # ============================================================ REVERSE_SUBSEQUENCES against torch.flip
 def reverse_oracle(x, lengths, axis):
-    """Every line along ``axis``: torch.flip of its first min(L, n) elements, the rest copied."""
+    """Every line along ``axis``: torch.flip of its first L elements, the rest copied; a length L above the size n
+    is not clamped (DirectML's vectors REVERSE_SUBSEQUENCES-sample_lengths_above_size, sample_uint64_lengths):
+    position i reads L - 1 - i, the line's last element where that lies beyond it."""
     t = torch_tensor(x.view(np.dtype(f"i{x.itemsize}")) if x.dtype.kind == "u" and x.itemsize > 1 else x)
     moved = t.movedim(axis, -1).clone()
     lines = moved.reshape(-1, moved.shape[-1])
     lens = np.broadcast_to(np.moveaxis(lengths, axis, -1), moved.shape[:-1] + (1,)).reshape(-1)
+    n = lines.shape[1]
     for k, length in enumerate(lens):
-        m = int(min(int(length), lines.shape[1]))
-        lines[k, :m] = torch.flip(lines[k, :m].clone(), [0])
+        if int(length) <= n:
+            lines[k, :int(length)] = torch.flip(lines[k, :int(length)].clone(), [0])
+        else:
+            lines[k] = lines[k, [min(int(length) - 1 - i, n - 1) for i in range(n)]].clone()
     out = lines.reshape(moved.shape).movedim(-1, axis).contiguous().numpy()
     return out.view(x.dtype)
 
@@ -294,7 +299,7 @@ def test_reverse_subsequences_matches_torch_flip(rank, data_type, lengths_type):
     sizes[axis] = 5
     len_sizes = list(sizes)
     len_sizes[axis] = 1
-    # 0 to 7 (above the size 5: clamped), and the type's largest value.
+    # 0 to 7 (above the size 5: positions beyond the line read its last element), and the type's largest value.
     lengths = rng.integers(0, 8, size=len_sizes).astype(lengths_type.lower())
     lengths.reshape(-1)[0] = np.iinfo(lengths.dtype).max
     x = random_values(rng, data_type, sizes)
