@@ -313,12 +313,31 @@ def test_lrn_grad_cross_channel_is_autograd_of_torch_local_response_norm(size, d
               {"OutputGradientTensor": want}, bound)
 
 
-@pytest.mark.parametrize("cross,size", [(True, 2), (True, 4), (False, 2), (False, 3)])
+@pytest.mark.parametrize("cross,size", [(True, 3), (True, 5), (False, 1), (False, 3)])
 def test_lrn_grad_is_autograd_of_the_forward_window(cross, size):
     x, dy = rand(1, 5, 4, 4), rand(1, 5, 4, 4)
     want = _autograd_lrn(x, dy, cross, size, 0.5, 0.6, 2.0)
     check_all(lrn_grad(x.shape, cross, size, 0.5, 0.6, 2.0), {"InputTensor": x, "InputGradientTensor": dy},
               {"OutputGradientTensor": want})
+
+
+@pytest.mark.parametrize("cross,size", [(True, 2), (True, 4), (False, 2), (False, 4)])
+def test_lrn_grad_even_window_sums_the_forward_window_unlike_autograd(cross, size):
+    """DirectML's gradient for an even LocalSize (vectors LOCAL_RESPONSE_NORMALIZATION_GRAD-sample_*_even): the
+    second term sums over the forward's window, where the derivative sums over the transposed one; torch float64
+    of DirectML's formula is the oracle, and autograd differs."""
+    x, dy = rand(1, 5, 4, 4), rand(1, 5, 4, 4)
+    alpha, beta, bias = 0.5, 0.6, 2.0
+    v, g = f64(x), f64(dy)
+
+    def window(t):
+        return _window_sum(t, 1, size) if cross else _window_sum(_window_sum(t, 2, size), 3, size)
+
+    d = bias + alpha / size * window(v * v)
+    want = (g * d ** -beta - 2 * alpha * beta / size * v * window(g * v * d ** (-beta - 1))).numpy()
+    check_all(lrn_grad(x.shape, cross, size, alpha, beta, bias), {"InputTensor": x, "InputGradientTensor": dy},
+              {"OutputGradientTensor": want})
+    assert np.abs(want - _autograd_lrn(x, dy, cross, size, alpha, beta, bias)).max() > 1e-3
 
 
 @pytest.mark.parametrize("p", [1, 2])

@@ -20,9 +20,12 @@ the centre), clipped at the edges (zeros outside)::
 
     D = Bias + Alpha / LocalSize * S,   Output = Input / D^Beta
 
-and its gradient, with the transposed window (``after`` elements before the centre, ``before`` after)::
+and its gradient, DirectML's: S' is a sum over the same window as S (``before`` elements before the centre)::
 
     dInput = dOutput * D^-Beta - 2 * Alpha * Beta / LocalSize * Input * S'(dOutput * Input * D^(-Beta - 1))
+
+For an odd LocalSize that is the derivative; for an even one the derivative would sum over the transposed window
+(``after`` before the centre), but DirectML does not (vectors LOCAL_RESPONSE_NORMALIZATION_GRAD-sample_*_even).
 
 The reference computes in float64 (rounded to the output type by dmlops.lower); the ONNX and torch lowerings in
 float32 with the same operations.
@@ -211,7 +214,7 @@ def lrn_grad_reference(desc, v, dy, d):
     before, after = window(desc.local_size)
     p = d ** -beta
     t = dy * v * (p / d)
-    return dy * p - (2 * scale * beta) * v * _sum_reference(t, _axes(desc), after, before)
+    return dy * p - (2 * scale * beta) * v * _sum_reference(t, _axes(desc), before, after)
 
 
 def lrn_grad_onnx(desc, g, v: str, dy: str, d: str, shape) -> str:
@@ -220,7 +223,7 @@ def lrn_grad_onnx(desc, g, v: str, dy: str, d: str, shape) -> str:
     before, after = window(desc.local_size)
     p = g.node("Pow", [d, g.scalar(-beta, d)])
     t = g.node("Mul", [g.node("Mul", [dy, v]), g.node("Div", [p, d])])
-    back = _sum_onnx(g, t, shape, _axes(desc), after, before)
+    back = _sum_onnx(g, t, shape, _axes(desc), before, after)
     second = g.node("Mul", [g.node("Mul", [v, g.scalar(2 * scale * beta, v)]), back])
     return g.node("Sub", [g.node("Mul", [dy, p]), second])
 
@@ -231,4 +234,4 @@ def lrn_grad_torch(desc, torch, v, dy, d):
     before, after = window(desc.local_size)
     p = torch.pow(d, -beta)
     t = dy * v * (p / d)
-    return dy * p - v * (2 * scale * beta) * _sum_torch(torch, t, _axes(desc), after, before)
+    return dy * p - v * (2 * scale * beta) * _sum_torch(torch, t, _axes(desc), before, after)

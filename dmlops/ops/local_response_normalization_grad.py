@@ -12,16 +12,19 @@ Math: the derivative of the forward operator (local_response_normalization.py, s
     OutputGradient = InputGradient * D^-Beta
                      - 2 * Alpha * Beta / LocalSize * Input * S'(InputGradient * Input * D^(-Beta - 1))
 
-where S' sums over the transposed window (the outputs whose window holds the element). The GRAD page's swapped
-wording of LocalSize is not followed: dmlops reads LocalSize as the forward page does. DirectML's vectors
-(float32_cross_1_size_3, float16_cross_1_size_3) cover CrossChannel TRUE with LocalSize 3 only; the spatial
-window and even sizes follow the forward operator's vectors, unverified for the gradient. They show:
+where S' sums over the same window as S (DirectML's answer). For an odd LocalSize that is the derivative; for an
+even one the derivative sums over the transposed window (the outputs whose window holds the element), but
+DirectML does not: vectors sample_by_hand_cross_2_even ([1/9, 0] where the derivative is [1/9, -1/9]),
+sample_cross_4_even and sample_spatial_2_even_nhwc_strides (and their float16 twins) match the same window to
+4.8e-7 and miss the transposed one by up to 0.94. The GRAD page's swapped wording of LocalSize is not followed:
+dmlops reads LocalSize as the forward page does (the vectors agree). The vectors show:
 
 * FLOAT16: Input^2, the window sum S and D are stored as FLOAT16 toward zero (DirectML composes the gradient from
   FLOAT16 intermediates), the rest in float32: bit-exact; without the three stores 14 FLOAT16 ULP off.
 * FLOAT32: up to 30 ULP where the two terms cancel (4.8e-7 absolute; dmlops/vector_tolerances.py).
 
-torch's autograd of local_response_norm (odd LocalSize) is the oracle (tests/test_oracle_normalization.py).
+torch's autograd of local_response_norm (odd LocalSize) is the oracle (tests/test_oracle_normalization.py); for
+an even LocalSize, the vectors.
 """
 from __future__ import annotations
 
@@ -95,12 +98,13 @@ def _samples():
                atol=1e-7, rtol=1e-6, why="quotients of small integers"),
         # By hand, LocalSize 2 across 2 channels, Alpha 2 (Alpha / 2 = 1), Beta 1, Bias 1, x = [1, 2], dy = [1, 0]:
         # S = [1 + 4, 4] (channel 0 sums itself and channel 1), D = [6, 5], y0 = x0 / D0 and y1 = x1 / D1.
-        # dx0 = dy0 / D0 - 2 x0 * (dy0 x0 / D0^2) = 1/6 - 2/36 = 1/9 (S'(t) at channel 0 holds channel 0 only);
-        # dx1 = -2 x1 * (dy0 x0 / D0^2 + dy1 x1 / D1^2) = -4 / 36 = -1/9.
+        # DirectML sums the second term over the forward's window (channels c and c + 1), not the transposed one:
+        # dx0 = dy0 / D0 - 2 x0 * (dy0 x0 / D0^2 + dy1 x1 / D1^2) = 1/6 - 2/36 = 1/9;
+        # dx1 = dy1 / D1 - 2 x1 * (dy1 x1 / D1^2) = 0 (the derivative would be -1/9: y0 depends on x1).
         Sample("by_hand_cross_2_even", _desc([1, 2, 1, 1], True, 2, 2.0, 1.0, 1.0),
                {"InputTensor": np.array([1, 2], np.float32).reshape(1, 2, 1, 1),
                 "InputGradientTensor": np.array([1, 0], np.float32).reshape(1, 2, 1, 1)},
-               {"OutputGradientTensor": np.array([1 / 9, -1 / 9], np.float32).reshape(1, 2, 1, 1)},
+               {"OutputGradientTensor": np.array([1 / 9, 0], np.float32).reshape(1, 2, 1, 1)},
                atol=1e-7, rtol=1e-6, why="quotients of small integers"),
         Sample("cross_3", _desc([2, 5, 3, 3], True, 3, 0.1, 0.75, 1.0), grads(2, 5, 3, 3)),
         Sample("cross_4_even", _desc([2, 6, 2, 2], True, 4, 0.3, 0.6, 2.0), grads(2, 6, 2, 2)),
