@@ -313,6 +313,24 @@ def test_lrn_grad_cross_channel_is_autograd_of_torch_local_response_norm(size, d
               {"OutputGradientTensor": want}, bound)
 
 
+@pytest.mark.parametrize("alpha,beta,bias", [(-3.0, 1.0, 100.0), (0.0, 0.75, 2.0), (-3.0, 0.5, 1.0),
+                                             (3.0, 0.0, 1.0), (3.0, -1.0, 1.0), (np.nan, 0.75, 1.0)])
+def test_lrn_takes_any_alpha_beta_on_every_backend(alpha, beta, bias):
+    """Alpha <= 0 or Beta <= 0 (the docs state no range) used to fail on onnxruntime alone: ONNX Runtime's CPU LRN
+    refuses them when it creates the session. Every backend gives x / (Bias + Alpha / 3 * S)^Beta, NaN where the
+    base is negative and Beta fractional (Alpha -3, Beta 0.5, Bias 1: D = 1 - S < 0 for every element)."""
+    x = np.array([1, 2, 2, 4], np.float32).reshape(1, 4, 1, 1)
+    s = np.array([5, 9, 24, 20], np.float64).reshape(1, 4, 1, 1)
+    with np.errstate(invalid="ignore"):
+        want = (x / (bias + alpha / 3 * s) ** beta).astype(np.float32)
+    assert np.isnan(want).all() == (alpha == -3.0 and beta == 0.5 or np.isnan(alpha))
+    for backend in BACKENDS:
+        with np.errstate(invalid="ignore"):
+            got = dmlops.run(lrn(x.shape, True, 3, alpha, beta, bias), {"InputTensor": x},
+                             backend=backend)["OutputTensor"]
+        np.testing.assert_allclose(got, want, rtol=1e-6, err_msg=backend)
+
+
 @pytest.mark.parametrize("cross,size", [(True, 3), (True, 5), (False, 1), (False, 3)])
 def test_lrn_grad_is_autograd_of_the_forward_window(cross, size):
     x, dy = rand(1, 5, 4, 4), rand(1, 5, 4, 4)

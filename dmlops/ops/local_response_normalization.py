@@ -19,9 +19,11 @@ vectors decide what the docs leave open:
 * FLOAT16 is computed in float32 (all three FLOAT16 cases bit-exact); FLOAT32 differs from the float64 reference
   by the device's pow (up to 4 ULP; dmlops/vector_tolerances.py).
 
-The ONNX lowering uses ONNX's LRN for CrossChannel TRUE with an odd LocalSize (same window, same formula; ONNX
-Runtime's DirectML provider maps it onto this operator; its CPU provider refuses even sizes) and a Pad/Slice/Add
-window sum otherwise; torch uses the composition throughout (its local_response_norm centres even windows
+Alpha, Beta and Bias take any value (the docs state no range): a negative base D with a fractional Beta gives NaN,
+D = 0 with Beta > 0 gives +-inf or NaN, on every backend alike. The ONNX lowering uses ONNX's LRN for CrossChannel
+TRUE with an odd LocalSize and Alpha > 0 and Beta > 0 (same window, same formula; ONNX Runtime's DirectML provider
+maps it onto this operator; its CPU provider refuses even sizes, and Alpha or Beta not above 0, which used to fail
+there alone) and a Pad/Slice/Add window sum otherwise; torch uses the composition throughout (its local_response_norm centres even windows
 differently).
 """
 from __future__ import annotations
@@ -53,10 +55,12 @@ def reference(desc, x):
 
 
 def to_onnx(desc, g, x):
-    """ONNX LRN (CrossChannel TRUE, odd LocalSize: the same window and formula; ONNX Runtime's CPU LRN refuses
-    an even size); Pad/Slice/Add, Pow, Div otherwise."""
+    """ONNX LRN (CrossChannel TRUE, odd LocalSize, Alpha > 0 and Beta > 0: the same window and formula; ONNX
+    Runtime's CPU LRN refuses an even size and Alpha or Beta of 0, below or NaN when it creates the session);
+    Pad/Slice/Add, Pow, Div otherwise."""
     v = x["InputTensor"]
-    if desc.cross_channel and desc.local_size % 2 == 1:
+    alpha, beta = nz._f32(desc.alpha), nz._f32(desc.beta)
+    if desc.cross_channel and desc.local_size % 2 == 1 and alpha > 0 and beta > 0:
         return {"OutputTensor": g.node("LRN", [v], size=int(desc.local_size), alpha=nz._f32(desc.alpha),
                                        beta=nz._f32(desc.beta), bias=nz._f32(desc.bias))}
     d = nz.lrn_onnx(desc, g, v, desc.input_tensor.sizes)
@@ -100,6 +104,10 @@ def _samples():
         Sample("by_hand_spatial_2", _desc([1, 1, 2, 2], False, 2, 2.0, 1.0, 0.0),
                {"InputTensor": np.array([1, 2, 3, 4], np.float32).reshape(1, 1, 2, 2)},
                {"OutputTensor": np.array([1 / 30, 0.1, 0.12, 0.25], np.float32).reshape(1, 1, 2, 2)}, **hand),
+        # Alpha below 0 (Alpha / LocalSize = -1), Beta 1, Bias 100: x = [1, 2, 2, 4], S = [5, 9, 24, 20] (as above),
+        # D = 100 - S = [95, 91, 76, 80]: Output = [1/95, 2/91, 2/76, 4/80].
+        Sample("by_hand_negative_alpha", _desc([1, 4, 1, 1], True, 3, -3.0, 1.0, 100.0), {"InputTensor": x4},
+               {"OutputTensor": np.array([1 / 95, 2 / 91, 2 / 76, 0.05], np.float32).reshape(1, 4, 1, 1)}, **hand),
         # Beta 0.5 and Bias 0 with S a perfect square: x = [0, 3, 4, 0], LocalSize 3, Alpha 3: S = [9, 25, 25, 16],
         # D^0.5 = [3, 5, 5, 4]: Output = [0, 0.6, 0.8, 0].
         Sample("by_hand_beta_half", _desc([1, 4, 1, 1], True, 3, 3.0, 0.5, 0.0),
