@@ -220,6 +220,14 @@ TOLERANCES: dict[str, Tolerance] = {
                                               "from DirectML's float32 sums: up to 2 ULP"),
     # ---- end B12 normalization
     # ---- issue 12, B13 resample
+    # Everything else in UPSAMPLE_2D and RESAMPLE* is exact (dmlops/ops/_resample.py: DirectML's float32 order).
+    "RESAMPLE1": Tolerance(atol=3e-7, why="three dimensions interpolated with offsets (0.3, -0.2) "
+                                          "(sample_linear_3d_random): up to 2.4e-7 (64 ULP of 0.055); no order of "
+                                          "dimensions, coordinate or lerp formula tried is exact"),
+    "RESAMPLE_GRAD": Tolerance(atol=1e-6, why="DirectML's summation order is not one order: batch 1 is bit exact "
+                                              "in dmlops's order, batch 2 (sample_linear_2d_random) sums dimension "
+                                              "by dimension (9.5e-7, 64 ULP of 0.018), sample_linear_3d_down in "
+                                              "neither (2.4e-7)"),
     # ---- end B13 resample
     # ---- issue 12, B13b ROI
     # No entry: exact. ROI_POOLING (bins rounded half to even), ROI_ALIGN and ROI_ALIGN1 (DirectML's lerp order:

@@ -362,7 +362,8 @@ def test_torch_autograd_nearest(shape, size):
 @pytest.mark.parametrize("pair", [("RESAMPLE1", "RESAMPLE_GRAD", None), ("RESAMPLE2", "RESAMPLE_GRAD1", "INCREASING"),
                                   ("RESAMPLE2", "RESAMPLE_GRAD1", "DECREASING")])
 def test_adjoint(pair, mode):
-    """<F x, g> = <x, G g>: the gradient with negated offsets is the transpose of the forward (float64 sums)."""
+    """<F x, g> = <x, G g>: the gradient with the offsets swapped (its InputPixelOffsets the forward's
+    OutputPixelOffsets and the reverse) is the transpose of the forward (float64 sums)."""
     fwd, bwd, direction = pair
     rng = np.random.default_rng(10)
     x_shape, y_shape = (2, 3, 5, 4), (3, 2, 7, 3)
@@ -372,14 +373,14 @@ def test_adjoint(pair, mode):
     g = rng.uniform(-3, 3, y_shape).astype(f32)
     for b in BACKENDS:
         y = dmlops.run(desc(fwd, x_shape, y_shape, mode, scales, ins, outs, **extra), {"InputTensor": x}, backend=b)
-        gx = dmlops.run(desc(bwd, y_shape, x_shape, mode, scales, [-v for v in ins], [-v for v in outs], **extra),
+        gx = dmlops.run(desc(bwd, y_shape, x_shape, mode, scales, outs, ins, **extra),
                         {"InputGradientTensor": g}, backend=b)
         lhs = np.sum(np.asarray(y["OutputTensor"], np.float64) * g)
         rhs = np.sum(x.astype(np.float64) * np.asarray(gx["OutputGradientTensor"], np.float64))
         assert abs(lhs - rhs) <= 1e-4 * max(1.0, abs(lhs)), (b, lhs, rhs)
 
 
-def test_grad_reads_offsets_negated():
+def test_grad_reads_offsets_swapped():
     """The vectors' fact the gradient lowering is built on: with offsets (0.5, -0.5) the gradient of a nearest x2
     sends gradient rows {0}, {1, 2}, {3, 4, 5} to rows 0, 1, 2 (RESAMPLE_GRAD
     float32_nearest_neighbor_scales_2.0_1.5), not RESAMPLE1's {0, 1}, {2, 3}, {4, 5}."""
@@ -388,3 +389,31 @@ def test_grad_reads_offsets_negated():
     assert rows == [[0], [1, 2], [3, 4, 5]]
     fwd = rs.forward_axis(3, 6, 2.0, 0.5, -0.5, linear=False, rounding="half_up")
     assert fwd.index.tolist() == [0, 0, 1, 1, 2, 2]
+
+
+def test_grad_swaps_the_offsets_rather_than_negating_them():
+    """RESAMPLE_GRAD sample_linear_3d_down (offsets 0.3 / -0.2, where swapping and negating differ): DirectML reads
+    x = (o - InputPixelOffset) / Scale - OutputPixelOffset. Scale 0.5, InputPixelOffset 0.3, OutputPixelOffset
+    -0.2: o = 0, 1 read x = -0.4 (clamped to 0) and 1.6, so a linear gradient [1, 2] over 4 elements sends 1 to
+    element 0, 2 * 0.4 = 0.8 to element 1 and 2 * 0.6 = 1.2 to element 2 (negated offsets, x = (o - 0.2) / 0.5 +
+    0.3 = -0.1 and 1.9, would send [1, 0.2, 1.8, 0])."""
+    d = desc("RESAMPLE_GRAD", (2,), (4,), "LINEAR", [0.5], [0.3], [-0.2])
+    for backend in BACKENDS:
+        got = dmlops.run(d, {"InputGradientTensor": np.array([1, 2], f32)}, backend=backend)["OutputGradientTensor"]
+        np.testing.assert_allclose(got, [1, 0.8, 1.2, 0], rtol=1e-6, err_msg=backend)
+
+
+@pytest.mark.parametrize("op", ["RESAMPLE", "RESAMPLE1"])
+@pytest.mark.parametrize("data_type", ["INT8", "UINT8"])
+def test_integer_nearest_rounds_down(op, data_type):
+    """RESAMPLE sample_uint8_nearest: an integer tensor reads floor(x) where a float one reads floor(x + 0.5).
+    Scale 1.5 over 4 columns: x = (o + 0.5) / 1.5 - 0.5 = -0.17, 0.5, 1.17, 1.83, 2.5, 3.17."""
+    values = np.array([1, 2, 3, 4])
+    for dt, want in ((data_type, [1, 1, 2, 2, 3, 4]), ("FLOAT32", [1, 2, 2, 3, 4, 4])):
+        offsets = {} if op == "RESAMPLE" else {"in_off": [0.5] * 4, "out_off": [-0.5] * 4}
+        d = desc(op, (1, 1, 1, 4), (1, 1, 1, 6), "NEAREST_NEIGHBOR", [1, 1, 1, 1.5],
+                 offsets.get("in_off"), offsets.get("out_off"), data_type=dt)
+        x = values.astype(np.dtype(dt.lower())).reshape(1, 1, 1, 4)
+        for backend in BACKENDS:
+            got = dmlops.run(d, {"InputTensor": x}, backend=backend)["OutputTensor"]
+            assert got.ravel().tolist() == want, (dt, backend)

@@ -14,12 +14,15 @@ for bit, the other orders tried do not):
   is RESAMPLE1 with offsets 0.5 and -0.5.
 * UPSAMPLE_2D: ``x = (o + 0.5) / Scale - 0.5`` with a division (UPSAMPLE_2D float32_linear_2x3 differs in 22
   elements with the reciprocal), pixel centres as RESAMPLE.
-* Gradients: ``x = (o + OutputPixelOffset) * (1 / Scale) + InputPixelOffset``: DirectML's RESAMPLE_GRAD(1) reads
-  both offsets with the opposite sign (see ``grad_axis``).
+* Gradients: ``x = (o - InputPixelOffset) * (1 / Scale) - OutputPixelOffset``: DirectML's RESAMPLE_GRAD(1) swaps
+  the two offsets (see ``grad_axis``).
 
 Nearest neighbor rounds ``x`` as: RESAMPLE/RESAMPLE1/UPSAMPLE_2D and RESAMPLE_GRAD ``floor(x + 0.5)`` (ties up:
 RESAMPLE1 float32_nearest_neighbor_scales_2.0_1.5_offset_0.0 reads x = 0.5 as 1); RESAMPLE2/3 and
-RESAMPLE_GRAD1 ``ceil(x)`` (INCREASING) or ``floor(x)`` (DECREASING), as the docs say. The docs' remark that
+RESAMPLE_GRAD1 ``ceil(x)`` (INCREASING) or ``floor(x)`` (DECREASING), as the docs say. INT8/UINT8 RESAMPLE and
+RESAMPLE1 round down, ``floor(x)``, as RESAMPLE2 DECREASING (RESAMPLE sample_uint8_nearest: Scale 1.5 reads x =
+-0.17, 0.5, 1.17, 1.83, 2.5, 3.17 as columns 0, 0, 1, 1, 2, 3 where a float tensor reads 0, 1, 1, 2, 3, 3;
+RESAMPLE1 has no integer vector and is taken to do the same). The docs' remark that
 RESAMPLE1 equals RESAMPLE2 DECREASING with OutputPixelOffsets - 0.5 does not hold for Scale != 1 (it would read
 (o + 1) / 1.5 - 0.5 = 0.5 as 0 where DirectML reads 1: RESAMPLE1 float32_nearest_neighbor_scales_2.0_1.5_*);
 it holds with InputPixelOffsets - 0.5. The index is clamped to [0, Size - 1] ("the output edges are clamped").
@@ -75,7 +78,7 @@ def source(size_out: int, scale: float, in_offset: float, out_offset: float, kin
         if kind == "upsample":
             return (o + F32(0.5)) / s - F32(0.5)
         if kind == "grad":
-            return (o + b) * (F32(1) / s) + a
+            return (o - a) * (F32(1) / s) - b
         return (o - b) * (F32(1) / s) - a
 
 
@@ -151,10 +154,12 @@ def desc_axes(desc, sizes_in, sizes_out, *, rounding: str, coordinate: str = "re
 
 
 def rounding_of(desc) -> str:
-    """RoundingDirection as a rounding rule (RESAMPLE2/3, RESAMPLE_GRAD1); "half_up" for the others."""
+    """RoundingDirection as a rounding rule (RESAMPLE2/3, RESAMPLE_GRAD1); for the others "half_up", except INT8 /
+    UINT8 RESAMPLE / RESAMPLE1, which round down (module docstring)."""
     rd = getattr(desc, "rounding_direction", None)
     if rd is None:
-        return "half_up"
+        t = getattr(desc, "input_tensor", None)
+        return "floor" if t is not None and t.data_type.name in ("INT8", "UINT8") else "half_up"
     return "ceil" if rd.name == "INCREASING" else "floor"
 
 
@@ -267,14 +272,14 @@ def grad_axis(size_in: int, size_out: int, scale: float, in_offset: float, out_o
               linear: bool, rounding: str) -> GradAxis:
     """The transposed table of one dimension.
 
-    DirectML's gradient reads the forward mapping with both pixel offsets negated, x = (o + OutputPixelOffset)
-    / Scale + InputPixelOffset: with the usual offsets (0.5, -0.5) that is the forward coordinate shifted by
-    1 - 1 / Scale. RESAMPLE_GRAD float32_nearest_neighbor_scales_2.0_1.5 sends output rows {0}, {1, 2},
-    {3, 4, 5} to input rows 0, 1, 2 (the forward RESAMPLE1 reads rows 0, 0, 1, 1, 2, 2), RESAMPLE_GRAD1
-    float32_nearest_neighbor_scales_2.0_1.5 (INCREASING) leaves input row and column 0 at 0, and both linear
-    vectors match this transpose bit for bit and no transpose of the forward tables. The vectors have only
-    offsets (0.5, -0.5), so "negated offsets" and "shifted by 1 - 1 / Scale" cannot be told apart: dmlops
-    takes negated offsets. Forward taps of weight 0 (t = 0) are left out."""
+    DirectML's gradient reads the forward mapping with the two pixel offsets swapped, x = (o - InputPixelOffset)
+    / Scale - OutputPixelOffset: with the usual offsets (0.5, -0.5) that is the forward coordinate shifted by
+    1 - 1 / Scale, or both offsets negated. RESAMPLE_GRAD float32_nearest_neighbor_scales_2.0_1.5 sends output
+    rows {0}, {1, 2}, {3, 4, 5} to input rows 0, 1, 2 (the forward RESAMPLE1 reads rows 0, 0, 1, 1, 2, 2),
+    RESAMPLE_GRAD1 float32_nearest_neighbor_scales_2.0_1.5 (INCREASING) leaves input row and column 0 at 0, and
+    both linear vectors match this transpose and no transpose of the forward tables. Offsets (0.3, -0.2)
+    (RESAMPLE_GRAD sample_linear_3d_down) tell the three readings apart: only the swap meets DirectML (the
+    negated offsets miss it by up to 0.74). Forward taps of weight 0 (t = 0) are left out."""
     x = source(size_out, scale, in_offset, out_offset, "grad")
     taps: list[list[tuple[int, np.float32]]] = [[] for _ in range(size_in)]
     if linear:

@@ -5,7 +5,8 @@ x = (o + 0.5) * (1 / Scale) - 0.5 in float32, clamped to the edges; NEAREST_NEIG
 (RESAMPLE float32_nearest_neighbor_scales_2.0_1.5: columns 0, 1, 1, 2, 3, 3 of 4), LINEAR computes
 a + (b - a) * t per dimension, dimension 0 first (every float32 vector bit for bit). The engine, its float32
 order of operations and the vectors behind each choice: dmlops/ops/_resample.py. INT8/UINT8 (feature level
-6.2): nearest copies; linear is computed in float32 and truncated toward zero (as RESAMPLE2 uint8_linear_*).
+6.2): nearest reads floor(x), not floor(x + 0.5) (DirectML's answer: vector sample_uint8_nearest); linear is
+computed in float32 and truncated toward zero (as RESAMPLE2 uint8_linear_*).
 
 Shape rules the descriptor file cannot express:
 
@@ -88,15 +89,17 @@ def _samples():
                {"InputTensor": rng.uniform(-3, 3, (2, 3, 3, 4)).astype(f32)}, None, atol=0, rtol=0,
                why="the same float32 steps on every backend"),
     ]
-    # INT8 / UINT8 (feature level 6.2). Nearest copies; linear x2 over [-10, -3] (INT8) reads x = -0.25 (0),
+    # INT8 / UINT8 (feature level 6.2). Linear x2 over [-10, -3] (INT8) reads x = -0.25 (0),
     # 0.25, 0.75, 1.25 (1): -10, -10 + 7 * 0.25 = -8.25 -> -8, -10 + 7 * 0.75 = -4.75 -> -4 (truncated), -3.
     out.append(Sample("int8_linear", _desc("INT8", [1, 1, 1, 2], [1, 1, 1, 4], "LINEAR", [1, 1, 1, 2]),
                       {"InputTensor": np.array([-10, -3], np.int8).reshape(1, 1, 1, 2)},
                       {"OutputTensor": np.array([-10, -8, -4, -3], np.int8).reshape(1, 1, 1, 4)}, **EXACT))
+    # Nearest rounds down for integers: x = (o + 0.5) / 1.5 - 0.5 = -0.17, 0.5, 1.17, 1.83, 2.5, 3.17 reads
+    # columns 0 (clamped), 0, 1, 1, 2, 3 (the FLOAT32 nearest_1.5 above reads 0, 1, 1, 2, 3, 3).
     out.append(Sample("uint8_nearest", _desc("UINT8", [1, 1, 1, 4], [1, 1, 1, 6], "NEAREST_NEIGHBOR",
                                              [1, 1, 1, 1.5]),
                       {"InputTensor": np.array([0, 1, 254, 255], np.uint8).reshape(1, 1, 1, 4)},
-                      {"OutputTensor": np.array([0, 1, 1, 254, 255, 255], np.uint8).reshape(1, 1, 1, 6)}, **EXACT))
+                      {"OutputTensor": np.array([0, 0, 1, 1, 254, 255], np.uint8).reshape(1, 1, 1, 6)}, **EXACT))
     return out
 
 

@@ -4,8 +4,12 @@ Source coordinate x = (o - OutputPixelOffset) * (1 / Scale) - InputPixelOffset (
 clamped to the edges. NEAREST_NEIGHBOR reads floor(x + 0.5): RESAMPLE1
 float32_nearest_neighbor_scales_2.0_1.5_offset_0.0 reads x = 0.5 as 1. The page's equivalence "RESAMPLE2
 DECREASING with OutputPixelOffsets - 0.5" does not hold for Scale != 1 (it reads (o + 1) / 1.5 - 0.5 = 0.5
-as 0; DirectML reads 1); InputPixelOffsets - 0.5 would. LINEAR: a + (b - a) * t per dimension. Engine and
-vectors: dmlops/ops/_resample.py. Offsets (0, 0) with Scale = (OutputSize - 1) / (InputSize - 1) are
+as 0; DirectML reads 1); InputPixelOffsets - 0.5 would. INT8/UINT8 nearest reads floor(x), as RESAMPLE's
+(vector RESAMPLE-sample_uint8_nearest; RESAMPLE1 has no integer vector). LINEAR: a + (b - a) * t per dimension,
+dimension 0 first; with three dimensions interpolated and offsets (0.3, -0.2) DirectML differs from that by up to
+2.4e-7 (sample_linear_3d_random, 23 of 45 elements; no order of dimensions, coordinate or lerp formula tried is
+exact), so the vectors bound RESAMPLE1 at 3e-7 (dmlops/vector_tolerances.py). Engine and vectors:
+dmlops/ops/_resample.py. Offsets (0, 0) with Scale = (OutputSize - 1) / (InputSize - 1) are
 align_corners (tests/test_oracle_resample.py compares torch's F.interpolate).
 
 Shape rules the descriptor file cannot express:

@@ -6,12 +6,16 @@ of the per-dimension weights (nearest: 1; linear: 1 - t or t) multiplied in dime
 in float32: both float32 vectors match bit for bit, a dimension-by-dimension sum does not (3 to 18 elements
 differ). Where DirectML differs from the page:
 
-* The forward mapping is read with both pixel offsets negated, x = (o + OutputPixelOffset) / Scale +
-  InputPixelOffset (with (0.5, -0.5): the forward coordinate shifted by 1 - 1 / Scale). RESAMPLE_GRAD
+* The forward mapping is read with the two pixel offsets swapped, x = (o - InputPixelOffset) / Scale -
+  OutputPixelOffset (with (0.5, -0.5): the forward coordinate shifted by 1 - 1 / Scale). RESAMPLE_GRAD
   float32_nearest_neighbor_scales_2.0_1.5 sends gradient rows {0}, {1, 2}, {3, 4, 5} to rows 0, 1, 2 where
   RESAMPLE1's own mapping would send {0, 1}, {2, 3}, {4, 5}; float32_linear_scales_2.0_1.5 matches this
-  transpose and no transpose of RESAMPLE1's tables. The vectors have only offsets (0.5, -0.5): "negated"
-  and "shifted by 1 - 1 / Scale" cannot be told apart there (dmlops/ops/_resample.py grad_axis).
+  transpose and no transpose of RESAMPLE1's tables; offsets (0.3, -0.2) (sample_linear_3d_down and its float16
+  twin) match the swap and not the offsets negated (off by up to 0.74) nor the shift (dmlops/ops/_resample.py
+  grad_axis).
+* Summation order: the order above reproduces both float32 vectors of batch 1 bit for bit, but DirectML sums
+  sample_linear_2d_random (the same descriptor with batch 2) dimension by dimension, last dimension first, and
+  sample_linear_3d_down in neither order: the float32 results are within 1e-6 (dmlops/vector_tolerances.py).
 * The page's example (Width x1.5, Height x0.5, gradient [4, 5, 6] -> [[9, 6], [0, 0]]) is not what DirectML
   computes with offsets (0.5, -0.5): the columns read x = 0.17, 0.83, 1.5 -> 0, 1, 1, giving [[4, 11], [0, 0]]
   (SAMPLES docs_example_as_directml).
@@ -78,7 +82,7 @@ def _samples():
         Sample("linear_x2", _desc([1, 1, 1, 4], [1, 1, 1, 2], "LINEAR", [1, 1, 1, 2]),
                {"InputGradientTensor": np.array([1, 2, 3, 4], f32).reshape(1, 1, 1, 4)},
                {"OutputGradientTensor": np.array([1.25, 8.75], f32).reshape(1, 1, 1, 2)}, **EXACT),
-        # Offsets (0, 0) (negated or not, the same): nearest x2 sends o = 0..3 (x = 0, 0.5, 1, 1.5) to
+        # Offsets (0, 0) (swapped or not, the same): nearest x2 sends o = 0..3 (x = 0, 0.5, 1, 1.5) to
         # floor(x + 0.5) = 0, 1, 1, 2 (clamped to 1): [1, 2 + 3 + 4] = [1, 9].
         Sample("nearest_corners", _desc([1, 1, 1, 4], [1, 1, 1, 2], "NEAREST_NEIGHBOR", [1, 1, 1, 2], (0, 0)),
                {"InputGradientTensor": np.array([1, 2, 3, 4], f32).reshape(1, 1, 1, 4)},

@@ -1,6 +1,6 @@
 """DML_OPERATOR_RESAMPLE_GRAD1: the gradient of RESAMPLE2 (RESAMPLE_GRAD with RoundingDirection).
 
-As RESAMPLE_GRAD (module resample_grad: summation order, negated pixel offsets), with nearest neighbor rounded
+As RESAMPLE_GRAD (module resample_grad: summation order, swapped pixel offsets), with nearest neighbor rounded
 by RoundingDirection: ceil (INCREASING) or floor (DECREASING) of x = (o + OutputPixelOffset) / Scale +
 InputPixelOffset. RESAMPLE_GRAD1 float32_nearest_neighbor_scales_2.0_1.5 (INCREASING) leaves row 0 and column 0
 of OutputGradientTensor at 0 (rows {0, 1} -> 1, {2, 3, 4, 5} -> 2; columns {0, 1} -> 1, {2} -> 2, {3, 4, 5} ->
