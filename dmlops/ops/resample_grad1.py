@@ -1,8 +1,8 @@
 """DML_OPERATOR_RESAMPLE_GRAD1: the gradient of RESAMPLE2 (RESAMPLE_GRAD with RoundingDirection).
 
 As RESAMPLE_GRAD (module resample_grad: summation order, swapped pixel offsets), with nearest neighbor rounded
-by RoundingDirection: ceil (INCREASING) or floor (DECREASING) of x = (o + OutputPixelOffset) / Scale +
-InputPixelOffset. RESAMPLE_GRAD1 float32_nearest_neighbor_scales_2.0_1.5 (INCREASING) leaves row 0 and column 0
+by RoundingDirection: ceil (INCREASING) or floor (DECREASING) of x = (o - InputPixelOffset) / Scale -
+OutputPixelOffset. RESAMPLE_GRAD1 float32_nearest_neighbor_scales_2.0_1.5 (INCREASING) leaves row 0 and column 0
 of OutputGradientTensor at 0 (rows {0, 1} -> 1, {2, 3, 4, 5} -> 2; columns {0, 1} -> 1, {2} -> 2, {3, 4, 5} ->
 3); float32_linear_scales_2.0_1.5 matches the same transpose bit for bit. The page's example (gradient [4, 5, 6]
 -> [[9, 6], [0, 0]]) is what DECREASING gives (SAMPLES docs_example_decreasing); INCREASING gives [[0, 15],
