@@ -464,6 +464,18 @@ def test_duplicate_scatter_indices_follow_the_docs_example():
         assert got[[0, 1, 2, 4]].tolist() == [8, 6, 2, 4] and got[3] in (5, 7), (b, got)
 
 
+def test_gather_reads_uint64_indices_as_int64_on_every_backend():
+    """DirectML's vector GATHER-sample_out_of_range: UINT64 2**64 - 1 gathers the last row ([5, 6]), as INT64 -1
+    would, where an unsigned reading (far past the tensor) would give its last element twice. 2**64 - 3 is -3:
+    the first row; 2**63 is -2**63, before the tensor: its last element; 3 is past it: the last element too."""
+    desc = dmlops.Gather(input_tensor=td("FLOAT32", [3, 2]), indices_tensor=td("UINT64", [1, 4]),
+                         output_tensor=td("FLOAT32", [4, 2]), axis=0, index_dimensions=1)
+    x = np.array([[1, 2], [3, 4], [5, 6]], np.float32)
+    idx = np.array([[2**64 - 1, 2**64 - 3, 2**63, 3]], np.uint64)
+    run_all(desc, {"InputTensor": x, "IndicesTensor": idx},
+            {"OutputTensor": np.array([[5, 6], [1, 2], [6, 6], [6, 6]], np.float32)}, "uint64 as int64")
+
+
 def test_out_of_range_reads_the_last_element_on_every_backend():
     # DirectML's vector GATHER-float32_out_of_range_indices, in small: addresses past the tensor (or before it)
     # read its last element on every backend (ONNX Gather and torch.index_select would raise).

@@ -23,6 +23,10 @@ Index rules (the GATHER/GATHER_ELEMENTS/GATHER_ND/SCATTER pages, and DirectML's 
   goes to N - 1. Only the GATHER vector shows this; the scatters' out-of-range writes, GATHER_ELEMENTS/GATHER_ND
   reads and negative addresses follow the same rule by inference (no vector covers them). The clamp is on the
   logical tensor: for a strided (broadcast) input, DirectML would clamp within the physical buffer instead.
+* UINT64 indices are read as INT64 (two's complement): 2**64 - 1 is -1 and counts from the end like a signed
+  index. DirectML's vector GATHER-sample_out_of_range gathers rows [0, 3, 2**64 - 1] of a {3, 2} tensor as
+  [1, 2], [6, 6] (3: past the tensor, its last element) and [5, 6]: the last row, not the last element a huge
+  unsigned index would read. UINT32 indices stay unsigned (no vector has one at 2**31 or above).
 * Duplicate scatter addresses: "there's no guarantee of which last write wins" (SCATTER pages). DirectML's
   vectors have none. The reference lets the last update in row-major order win, as ONNX Runtime's CPU
   MaxUnpool and torch's CPU scatter do; devices may pick another.
@@ -128,16 +132,18 @@ def flat(index_count: int, count: int) -> Addresses:
 
 # ----------------------------------------------------------------------------------------------- NumPy
 def _np_int64(a: Addresses, idx: np.ndarray) -> np.ndarray:
-    """Indices as int64, bounded to [-count - 1, count] (beyond that every address is out of range anyway, and
-    int64 products cannot overflow)."""
-    if idx.dtype.kind == "u":
+    """Indices as int64 (UINT64 as its two's complement), bounded to [-count - 1, count] (beyond that every
+    address is out of range anyway, and int64 products cannot overflow)."""
+    if idx.dtype == np.uint64:
+        idx = idx.view(np.int64)
+    elif idx.dtype.kind == "u":
         idx = np.minimum(idx, np.asarray(a.count, idx.dtype))
     return np.clip(idx.astype(np.int64), -a.count - 1, a.count)
 
 
 def reference_addresses(a: Addresses, idx: np.ndarray) -> np.ndarray:
     """The clamped flat addresses (int64, shape ``a.shape``)."""
-    signed = idx.dtype.kind == "i"
+    signed = idx.dtype.kind == "i" or idx.dtype == np.uint64
     v = _np_int64(a, idx).reshape(a.index_shape)
     total = a.base
     for t in range(a.columns):
@@ -169,15 +175,13 @@ def onnx_addresses(a: Addresses, g, idx: str) -> str:
     """:func:`reference_addresses` in int64 ONNX ops."""
     i64 = np.int64
     dtype = g.dtype(idx)
-    v = g.cast(idx, i64)
-    if dtype == np.uint64:  # 2**63 and up read as negative int64: far out of range instead
-        v = g.node("Where", [g.node("Less", [v, g.const(i64(0))], dtype=np.bool_), g.const(i64(a.count)), v])
+    v = g.cast(idx, i64)  # UINT64: its two's complement (2**64 - 1 is -1), as DirectML reads it
     v = g.node("Clip", [v, g.const(i64(-a.count - 1)), g.const(i64(a.count))])
     v = g.node("Reshape", [v, g.ints(a.index_shape)])
     total = g.const(a.base)
     for t in range(a.columns):
         col = v if a.tuple_size is None else g.node("Slice", [v, g.ints([t]), g.ints([t + 1]), g.ints([-1])])
-        if dtype.kind == "i" and a.sizes[t] is not None:
+        if (dtype.kind == "i" or dtype == np.uint64) and a.sizes[t] is not None:
             negative = g.node("Less", [col, g.const(i64(0))], dtype=np.bool_)
             col = g.node("Where", [negative, g.node("Add", [col, g.const(i64(a.sizes[t]))]), col])
         total = g.node("Add", [total, g.node("Mul", [col, g.const(i64(a.strides[t]))])])
@@ -226,10 +230,9 @@ def onnx_scatter_flat(g, x: str | None, count: int, address: str, updates: str, 
 # ----------------------------------------------------------------------------------------------- torch
 def torch_addresses(a: Addresses, torch, idx):
     """:func:`reference_addresses` in int64 torch ops."""
-    signed = idx.dtype.is_signed and not idx.dtype.is_floating_point
-    if idx.dtype == torch.uint64:  # 2**63 and up read as negative int64: far out of range instead
+    signed = (idx.dtype.is_signed and not idx.dtype.is_floating_point) or idx.dtype == torch.uint64
+    if idx.dtype == torch.uint64:  # its two's complement (2**64 - 1 is -1), as DirectML reads it
         v = idx.view(torch.int64)
-        v = torch.where(v < 0, torch.full_like(v, a.count), v)
     else:
         v = idx.to(torch.int64)
     v = v.clamp(-a.count - 1, a.count).reshape(a.index_shape)

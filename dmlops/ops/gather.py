@@ -2,9 +2,9 @@
 
 IndicesTensor's last IndexDimensions Sizes hold the indices (the dimensions before them are 1); the gathered block
 replaces dimension Axis of InputTensor, and OutputTensor holds the result right-aligned. dmlops reads each element
-at its flat address in InputTensor (dmlops.ops._indexing: negative indices of signed types count from the end;
-an address outside the tensor reads its last element, as DirectML's vector GATHER-float32_out_of_range_indices
-shows; ONNX Gather and torch.index_select would raise instead). ONNX: one flat Gather by int64 addresses;
+at its flat address in InputTensor (dmlops.ops._indexing: negative indices of signed types count from the end,
+and UINT64 indices are read as INT64, so 2**64 - 1 is the last row (vector GATHER-sample_out_of_range); an address
+outside the tensor reads its last element, as DirectML's vector GATHER-float32_out_of_range_indices shows; ONNX Gather and torch.index_select would raise instead). ONNX: one flat Gather by int64 addresses;
 torch: index_select on the flat tensor.
 
 Shape rules the descriptor file cannot express:
@@ -117,10 +117,11 @@ def _samples():
                {"InputTensor": np.array([[1, 2, 3], [4, 5, 6]], f32), "IndicesTensor": np.array([[-1]], np.int64)},
                {"OutputTensor": np.array([[3, 6]], f32)}, **EXACT),
         # Out of range (DirectML's vector GATHER-float32_out_of_range_indices): addresses past the tensor read its
-        # last element, 6. Index 3 of rows {0, 1, 2} and UINT64 2**64 - 1 both land there.
+        # last element, 6, as index 3 of rows {0, 1, 2} does. UINT64 2**64 - 1 is read as INT64 -1 (DirectML's
+        # vector GATHER-sample_out_of_range): the last row, [5, 6].
         Sample("out_of_range", _gather("FLOAT32", [3, 2], "UINT64", [1, 3], [3, 2], 0, 1),
                {"InputTensor": x32, "IndicesTensor": np.array([[0, 3, 2**64 - 1]], np.uint64)},
-               {"OutputTensor": np.array([[1, 2], [6, 6], [6, 6]], f32)}, **EXACT),
+               {"OutputTensor": np.array([[1, 2], [6, 6], [5, 6]], f32)}, **EXACT),
         # Broadcast input (zero strides): row [10, 20, 30] read as {2, 3}; columns 2, 0.
         Sample("broadcast_input", _gather("FLOAT32", [2, 3], "UINT32", [1, 2], [2, 2], 1, 1, in_strides=[0, 1]),
                {"InputTensor": np.array([10, 20, 30], f32),
