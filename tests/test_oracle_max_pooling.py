@@ -153,6 +153,25 @@ def test_padding_only_windows_give_the_lowest_finite_value(data_type):
         np.testing.assert_array_equal(got["OutputTensor"].astype(np.float64), want, err_msg=b)
 
 
+@pytest.mark.parametrize("cls", [MaxPooling1, MaxPooling2])
+@pytest.mark.parametrize("data_type", ["INT8", "UINT8", "INT32", "UINT64"])
+def test_the_type_minimum_wins_a_window_of_nothing_greater(cls, data_type):
+    """DirectML's vector MAX_POOLING1/2-sample_int8_minimum: a window whose only element is the type's minimum
+    names that element (index 1 of {7, -128}); padding-only windows name 0. Windows of 1 x 2 over
+    {pad, min, min, 3, pad}: {pad, min} -> 0 (element 0), {min, min} -> 0 (the first of the tie),
+    {min, 3} -> 2, {3, pad} -> 2; and a 1 x 1 window on the padding -> index 0."""
+    lowest = np.iinfo(np.dtype(data_type.lower())).min
+    x = np.array([lowest, lowest, 3], np.dtype(data_type.lower())).reshape(1, 1, 1, 3)
+    dilations = [1, 1] if cls is MaxPooling2 else None
+    desc = _pool_desc(cls, data_type, [1, 1, 1, 3], [1, 1, 1, 4], [1, 2], [1, 1], [0, 1], [0, 1], dilations, "UINT32")
+    for b, got in _run_all(desc, {"InputTensor": x}).items():
+        assert got["OutputTensor"].ravel().tolist() == [lowest, lowest, 3, 3], b
+        assert got["OutputIndicesTensor"].ravel().tolist() == [0, 0, 2, 2], b
+    desc = _pool_desc(cls, data_type, [1, 1, 1, 3], [1, 1, 1, 5], [1, 1], [1, 1], [0, 1], [0, 1], dilations, "UINT32")
+    for b, got in _run_all(desc, {"InputTensor": x}).items():
+        assert got["OutputIndicesTensor"].ravel().tolist() == [0, 0, 1, 2, 0], b
+
+
 @pytest.mark.parametrize("data_type", ["INT8", "UINT8", "INT16", "UINT16", "INT32", "UINT32", "INT64", "UINT64"])
 def test_integers_against_torch_in_int64(data_type):
     dtype = np.dtype(data_type.lower())

@@ -15,9 +15,14 @@ an integer type's minimum) and index 0, and an element replaces it only when it 
   MAX_POOLING1/2 vector: channel 1 of {1, 2, 5, 6} is addressed from 30 on), as ONNX MaxPool's Indices do;
   torch's return_indices are per (batch, channel) plane. The index is logical (the input's strides do not enter).
 
-Decisions no vector checks: an element equal to the lowest value (an integer type's minimum, a FLOAT32
--3.4028235e38), -inf and NaN never beat the starting value, so a window holding nothing else (padding-only
-windows too) gives the lowest value and index 0; between +0 and -0 the first wins (the running maximum uses >).
+* An element equal to the lowest value wins when nothing else does: MAX_POOLING1/2 sample_int8_minimum (windows
+  {pad}, {7}, {-128}, {pad} of an INT8 input) give indices 0, 0, 1, 0: the -128 of window 3 is element 1, not the
+  starting value's index 0. So the starting value is replaced by the first element at least as large, and then
+  only by strictly greater ones (the docs' ties).
+
+Decisions no vector checks: -inf and NaN never beat the starting value, so a window holding nothing else
+(padding-only windows too) gives the lowest value and index 0; a FLOAT32 -3.4028235e38 in the window wins as the
+INT8 -128 does; between +0 and -0 the first wins (the running maximum uses >).
 
 MAX_POOLING_GRAD (DirectML's vectors MAX_POOLING_GRAD float32/float16, exact): every InputGradientTensor element
 is added to the InputTensor element that wins its window, by the rule above; an element that wins several windows
@@ -92,7 +97,7 @@ def reference_pool(desc, v: np.ndarray):
     else:
         lowest = np.iinfo(v.dtype).min
         w = P.reference_windows(v, idx, lowest)
-    hit = (w == w.max(axis=-1, keepdims=True)) & valid & (w > lowest)
+    hit = (w == w.max(axis=-1, keepdims=True)) & valid & (w >= lowest)
     found = hit.any(axis=-1)
     k = hit.argmax(axis=-1)  # the first winner
     first = hit & (np.arange(idx.shape[1]) == k[..., None])
@@ -148,7 +153,7 @@ def onnx_pool(desc, g, v: str, shape):
     low = g.const(np.array(lowest, dtype))
     top = g.node("ReduceMax", [w, axis], keepdims=1)
     hit = g.node("And", [g.node("Equal", [w, top], dtype=np.bool_), g.const(idx >= 0)], dtype=np.bool_)
-    hit = g.node("And", [hit, g.node("Greater", [w, low], dtype=np.bool_)], dtype=np.bool_)
+    hit = g.node("And", [hit, g.node("GreaterOrEqual", [w, low], dtype=np.bool_)], dtype=np.bool_)
     # The first winner has the lowest flat index: window order is row-major, as the flat index is.
     position = g.const(np.where(idx >= 0, idx, plane))
     sentinel = g.const(np.array(plane, np.int64))
@@ -212,7 +217,7 @@ def torch_pool(desc, torch, v):
         w = P.torch_windows(torch, w, idx, lowest)
     top = torch.amax(w, dim=3, keepdim=True)
     valid = torch.as_tensor(idx >= 0, device=dev)
-    hit = (w == top) & valid & (w > lowest)
+    hit = (w == top) & valid & (w >= lowest)
     position = torch.as_tensor(np.where(idx >= 0, idx, plane), device=dev)
     neg = torch.where(hit, -position, torch.full((), -plane, dtype=torch.int64, device=dev))
     pick = -torch.amax(neg, dim=3, keepdim=True)
@@ -318,12 +323,12 @@ def index_samples(cls_name: str) -> list:
                           {"InputTensor": int_array(x, t).reshape(1, 1, 1, 4)},
                           {"OutputTensor": int_array(y, t).reshape(1, 1, 1, 5),
                            "OutputIndicesTensor": np.array(i, np.uint32).reshape(1, 1, 1, 5)}, **exact))
-    # INT8's minimum never beats the starting value: windows {pad}, {7}, {-128}, {pad} give -128, 7, -128, -128
-    # with index 0 each time (a decision, as for padding-only windows).
+    # INT8's minimum wins a window holding nothing greater (DirectML's answer, vector sample_int8_minimum): windows
+    # {pad}, {7}, {-128}, {pad} give -128, 7, -128, -128 with indices 0, 0, 1 (the -128), 0 (padding only).
     out.append(Sample("int8_minimum", make("INT8", [1, 1, 1, 2], [1, 1, 1, 4], [1, 1], start=[0, 1], end=[0, 1]),
                       {"InputTensor": np.array([7, -128], np.int8).reshape(1, 1, 1, 2)},
                       {"OutputTensor": np.array([-128, 7, -128, -128], np.int8).reshape(1, 1, 1, 4),
-                       "OutputIndicesTensor": np.array([0, 0, 0, 0], np.uint32).reshape(1, 1, 1, 4)}, **exact))
+                       "OutputIndicesTensor": np.array([0, 0, 1, 0], np.uint32).reshape(1, 1, 1, 4)}, **exact))
     out.append(Sample("uint64_above_2_63", make("UINT64", [1, 1, 1, 3], [1, 1, 1, 2], [1, 2]),
                       {"InputTensor": np.array([2**63 + 1, 5, 2**64 - 1], np.uint64).reshape(1, 1, 1, 3)},
                       {"OutputTensor": np.array([2**63 + 1, 2**64 - 1], np.uint64).reshape(1, 1, 1, 2),
