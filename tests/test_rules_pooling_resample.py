@@ -222,9 +222,9 @@ def qpool(x=(1, 3, 4, 4), y=(1, 3, 2, 2), scale=(1, 1, 1, 1), zero=(1, 1, 1, 1),
 def test_quantized_average_pooling_valid():
     assert messages(qpool()) == []
     assert messages(qpool(zero=None, out_zero=None)) == []
-    assert messages(qpool(scale=(1, 3, 1, 1), zero=(1, 3, 1, 1), out_scale=(3, 1, 1), out_zero=(1,))) == []
+    assert messages(qpool(scale=(1, 3, 1, 1), zero=(1, 3, 1, 1), out_scale=(1, 3, 1, 1), out_zero=(1, 1, 1, 1))) == []
     assert messages(qpool(x=(1, 3, 4, 4, 4), y=(1, 3, 2, 2, 2), scale=(1, 3, 1, 1, 1), zero=(1, 1, 1, 1, 1),
-                          out_scale=(1, 3, 1, 1, 1), out_zero=(1, 1), dims=3)) == []
+                          out_scale=(1, 3, 1, 1, 1), out_zero=(1, 1, 1, 1, 1), dims=3)) == []
     assert messages(qpool(y=(1, 3, 3, 3), dilations=(1, 1)).replace(strides=(1, 1))) == []
 
 
@@ -234,7 +234,9 @@ def test_quantized_average_pooling_window_rules():
         f"{op}.OutputTensor: Sizes [1, 3, 2, 3] do not match "
         "{BatchCount, ChannelCount, OutputHeight, OutputWidth} = [1, 3, 2, 2].",
     ]
-    assert messages(qpool(x=(1, 3, 1, 4, 4), y=(1, 3, 1, 2, 2))) == [
+    five = (1, 1, 1, 1, 1)
+    assert messages(qpool(x=(1, 3, 1, 4, 4), y=(1, 3, 1, 2, 2), scale=five, zero=five, out_scale=five,
+                          out_zero=five)) == [
         f"{op}.DimensionCount: 2 (the length of Strides, WindowSize, StartPadding, EndPadding and Dilations) does "
         "not fit a 5-dimensional InputTensor (expected: 3, its DimensionCount - 2).",
     ]
@@ -243,20 +245,30 @@ def test_quantized_average_pooling_window_rules():
 
 def test_quantized_average_pooling_scale_and_zero_point_sizes():
     op = "QUANTIZED_LINEAR_AVERAGE_POOLING"
-    assert messages(qpool(scale=(1, 2, 1, 1), zero=(3, 1, 1, 1), out_scale=(3,), out_zero=(1, 1, 3, 1))) == [
+    assert messages(qpool(scale=(1, 2, 1, 1), zero=(3, 1, 1, 1), out_scale=(1, 1, 1, 1), out_zero=(1, 1, 3, 1))) == [
         f"{op}.InputScaleTensor: Sizes [1, 2, 1, 1] match neither {{1, 1, 1, 1}} (per tensor) nor "
         "{1, ChannelCount, 1, 1} = [1, 3, 1, 1] (per channel).",
         f"{op}.InputZeroPointTensor: Sizes [3, 1, 1, 1] match neither {{1, 1, 1, 1}} (per tensor) nor "
         "{1, ChannelCount, 1, 1} = [1, 3, 1, 1] (per channel).",
-        # a 1-D tensor has no channel dimension: only {1}
-        f"{op}.OutputScaleTensor: Sizes [3] do not match {{1}} = [1].",
         f"{op}.OutputZeroPointTensor: Sizes [1, 1, 3, 1] match neither {{1, 1, 1, 1}} (per tensor) nor "
         "{1, ChannelCount, 1, 1} = [1, 3, 1, 1] (per channel).",
     ]
-    assert messages(qpool(x=(1, 3, 4, 4, 4), y=(1, 3, 2, 2, 2), scale=(1, 3, 1, 1), dims=3)) == [
-        f"{op}.InputScaleTensor: Sizes [1, 3, 1, 1] match neither {{1, 1, 1, 1}} (per tensor) nor "
-        "{ChannelCount, 1, 1, 1} = [3, 1, 1, 1] (per channel).",
-    ]
+
+
+@pytest.mark.parametrize("sizes", [(1,), (3,), (3, 1, 1), (1, 1), (1, 3, 1, 1, 1)])
+def test_quantized_average_pooling_parameters_have_the_input_dimension_count(sizes):
+    """DirectML refused a 5-D pooling whose four parameter tensors were {1} (vector
+    QUANTIZED_LINEAR_AVERAGE_POOLING-sample_int8_to_uint8_5d_include_padding); the tiers allow 1 to 5 dimensions,
+    but the page and onnxruntime's DirectML provider give them the input's rank, and dmlops requires it."""
+    op = "QUANTIZED_LINEAR_AVERAGE_POOLING"
+    desc = qpool(out_scale=sizes)
+    assert messages(desc) == [
+        f"{op}.OutputScaleTensor: Sizes {list(sizes)} have {len(sizes)} dimension(s); the scale and zero-point "
+        "tensors have InputTensor's DimensionCount, 4: {1, 1, 1, 1} (per tensor) or {1, ChannelCount, 1, 1} (per "
+        "channel); give it 4 dimensions."]
+    with pytest.raises(dmlops.DmlOpsError, match=rf"{op}\.OutputScaleTensor: Sizes \[.*\] have {len(sizes)} "
+                                                 r"dimension\(s\); .* give it 4 dimensions\."):
+        dmlops.compile(desc, backend="reference")
 
 
 WINDOWED = {  # op: (builder, the forward input, its padded Height text)

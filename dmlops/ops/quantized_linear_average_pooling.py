@@ -7,9 +7,13 @@ EndPadding - DilatedWindow) / Strides + 1 (floor), DilatedWindow = 1 + (WindowSi
 page prints the formula without Dilations; DirectML's AVERAGE_POOLING1 / MAX_POOLING2 answers use the dilated
 window).
 InputScaleTensor, InputZeroPointTensor, OutputScaleTensor and OutputZeroPointTensor are {1, 1, 1, 1} (per
-tensor) or {1, ChannelCount, 1, 1} (per channel), ChannelCount = InputTensor.Sizes[1]; for a 5-D input the
-per-channel form is {1, ChannelCount, 1, 1, 1}, and tensors of fewer dimensions drop leading ones (onnxruntime's
-DirectML EP places a per-channel vector on the C axis the same way). Shared rules: dmlops/ops/_windows.py.
+tensor) or {1, ChannelCount, 1, 1} (per channel), ChannelCount = InputTensor.Sizes[1]; for a 5-D input
+{1, 1, 1, 1, 1} or {1, ChannelCount, 1, 1, 1}. They have InputTensor's DimensionCount, although the tiers allow 1
+to 5 dimensions: DirectML refused a 5-D INT8 -> UINT8 pooling with {1} parameter tensors (vector
+sample_int8_to_uint8_5d_include_padding, E_INVALIDARG at CreateOperator), onnxruntime's DirectML provider always
+gives them the input's rank, and the page writes them with 4 dimensions. The same refusal could instead be
+DirectML's answer to INT8 in, UINT8 out; the page's constraints pair each tensor with its own zero point only, so
+dmlops keeps allowing that (no vector settles it). Shared rules: dmlops/ops/_windows.py.
 
 Math (docs: "mathematically equivalent to dequantizing the inputs, then performing average pooling, and then quantizing
 the output"; no evaluation order given). Windows are read through dmlops/ops/_pooling.py's table (position
@@ -37,6 +41,7 @@ from ..validation import tensor
 from . import _integer_linear as il
 from . import _pooling
 from ._quantize import onnx_quantize, reference_quantize, torch_quantize
+from ._quantized import braces
 from ._shapes import sizes
 from ._windows import pooling_problems, quantization_problems
 
@@ -44,11 +49,24 @@ QUANTIZATION = ("InputScaleTensor", "InputZeroPointTensor", "OutputScaleTensor",
 
 
 def check(desc, level) -> list[Problem]:
-    """The AVERAGE_POOLING1 window rules and the Sizes of the scale and zero-point tensors."""
+    """The AVERAGE_POOLING1 window rules and the Sizes of the scale and zero-point tensors (InputTensor's
+    DimensionCount, module docstring)."""
     out = pooling_problems(desc)
     x = sizes(tensor(desc, "InputTensor"))
     if x is not None and len(x) in (4, 5):
-        out += quantization_problems(desc, QUANTIZATION, len(x), x[1], "ChannelCount")
+        rank = len(x)
+        forms = f"{braces(['1'] * rank)} (per tensor) or {braces(['1', 'ChannelCount'] + ['1'] * (rank - 2))}"
+        same = []
+        for name in QUANTIZATION:
+            t = tensor(desc, name)
+            if t is not None and len(t.sizes) != rank:
+                out.append(Problem(desc.OPERATOR_TYPE, name, "rank",
+                                   f"Sizes {list(t.sizes)} have {len(t.sizes)} dimension(s); the scale and zero-point "
+                                   f"tensors have InputTensor's DimensionCount, {rank}: {forms} (per channel); "
+                                   f"give it {rank} dimensions."))
+            else:
+                same.append(name)
+        out += quantization_problems(desc, same, rank, x[1], "ChannelCount")
     return out
 
 
@@ -171,12 +189,13 @@ def _samples():
                 "InputZeroPointTensor": np.array([120, 128, 135], np.uint8).reshape(1, 3, 1, 1),
                 "OutputScaleTensor": rng.uniform(0.05, 0.2, (1, 3, 1, 1)).astype(f32),
                 "OutputZeroPointTensor": np.array([100, 128, 90], np.uint8).reshape(1, 3, 1, 1)}, **EXACT),
+        # 5-D, INT8 in and UINT8 out, with 5-D parameter tensors (DirectML refused this descriptor with {1} ones).
         Sample("int8_to_uint8_5d_include_padding",
-               _pool([1, 2, 3, 4, 4], [1, 2, 2, 4, 2], (2, 2, 3), "INT8", "UINT8", q=[1], zx=True, zy=True,
+               _pool([1, 2, 3, 4, 4], [1, 2, 2, 4, 2], (2, 2, 3), "INT8", "UINT8", q=[1] * 5, zx=True, zy=True,
                      strides=(1, 1, 2), start=(0, 0, 1), end=(0, 1, 1), include=True),
-               {"InputTensor": i8(1, 2, 3, 4, 4), "InputScaleTensor": np.array([0.1], f32),
-                "InputZeroPointTensor": np.array([-3], np.int8), "OutputScaleTensor": np.array([0.07], f32),
-                "OutputZeroPointTensor": np.array([128], np.uint8)}, **EXACT),
+               {"InputTensor": i8(1, 2, 3, 4, 4), "InputScaleTensor": one(0.1, rank=5),
+                "InputZeroPointTensor": one(-3, np.int8, 5), "OutputScaleTensor": one(0.07, rank=5),
+                "OutputZeroPointTensor": one(128, np.uint8, 5)}, **EXACT),
     ]
 
 
