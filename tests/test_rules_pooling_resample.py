@@ -371,6 +371,21 @@ def test_upsample_2d():
     ]
 
 
+@pytest.mark.parametrize("axis", [2, 3])
+def test_upsample_2d_zero_sized_axis_is_named_not_divided_by(axis):
+    """A 0 in InputHeight or InputWidth raised ZeroDivisionError in problems() (UINT_MAX / InputSize)."""
+    x, y = [1, 2, 3, 4], [1, 2, 9, 8]
+    x[axis] = y[axis] = 0
+    name = {2: "Height", 3: "Width"}[axis]
+    found = messages(upsample(x=x, y=y))
+    assert found == [f"UPSAMPLE_2D.InputTensor: Sizes {x} contain 0; every size must be at least 1.",
+                     f"UPSAMPLE_2D.OutputTensor: Sizes {y} contain 0; every size must be at least 1."]
+    assert f"UPSAMPLE_2D.ScaleSize.{name}: 0 is not allowed (allowed: 1 or more)." in messages(
+        upsample(x=x, y=y, **{name.lower(): 0}))
+    with pytest.raises(dmlops.DmlOpsError, match=r"UPSAMPLE_2D\.InputTensor: Sizes \[.*\] contain 0"):
+        dmlops.compile(upsample(x=x, y=y), backend="reference")
+
+
 # ---------------------------------------------------------------- resample family
 
 RESAMPLE = {

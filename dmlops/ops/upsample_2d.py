@@ -39,6 +39,10 @@ def check(desc, level) -> list[Problem]:
                 out.append(Problem(op, f"ScaleSize.{name}", "range", f"{scale} is not allowed (allowed: 1 or more)."))
             continue
         size = x[-2 + i]
+        if size < 1:  # the generic rule names a 0 in InputTensor's Sizes; no upper bound to give here
+            if scale < 1:
+                out.append(Problem(op, f"ScaleSize.{name}", "range", f"{scale} is not allowed (allowed: 1 or more)."))
+            continue
         if not 1 <= scale <= UINT_MAX // size:
             out.append(Problem(op, f"ScaleSize.{name}", "range",
                                f"{scale} is not allowed (allowed: 1 to UINT_MAX / Input{name} = {UINT_MAX // size})."))
