@@ -29,6 +29,9 @@ What the fake does, as D3D12 and DirectML do (synchronously):
   snapshots the table; at execution the descriptors in the heap must still be the ones recorded (unless the
   operator was compiled with DML_EXECUTION_FLAG_DESCRIPTORS_VOLATILE, whose dispatch reads the table then).
 - Reference counts are tracked; ``live()`` lists what was not released.
+- Memory is accounted as the real stack charged it: a buffer its Width, a shader-visible descriptor heap
+  SHADER_VISIBLE_HEAP_BYTES (488 MiB, measured on real DirectML) whatever its size, other heaps their descriptors;
+  ``live_bytes`` is what the objects still referenced hold, ``peak_bytes`` the most held at once.
 
 Anything wrong is appended to ``violations`` (strings naming the call, the object and the rule); a Python error
 inside the fake goes to ``errors``; neither ever crashes the caller. ``assert_clean()`` raises if either is
@@ -42,7 +45,8 @@ descriptors from their CPU handle.
 Using it: ``fake = fake_directml(**options)`` in a test (import the fixture from this module), then
 ``adapters.open_device(0)`` or anything above it. Afterwards: ``fake.violations`` / ``fake.errors`` /
 ``fake.refused`` (lists of str), ``fake.calls`` ((Interface::Method, object label) tuples), ``fake.count(name)``,
-``fake.objects`` / ``fake.of(Resource)``, ``fake.live()`` (objects not released; the adapter and the two devices
+``fake.objects`` / ``fake.of(Resource)``, ``fake.heaps`` (every descriptor heap made), ``fake.live_bytes`` /
+``fake.peak_bytes`` / ``fake.bytes_of(DescriptorHeap)``, ``fake.live()`` (objects not released; the adapter and the two devices
 count only above the one reference ``adapters`` keeps), ``fake.assert_clean()``, ``fake.assert_no_leaks()``,
 ``fake.remove_device()``.
 
@@ -113,6 +117,13 @@ RESOURCE_FLAG_ALLOW_UNORDERED_ACCESS = 4
 DESCRIPTOR_HEAP_CBV_SRV_UAV = 0
 DESCRIPTOR_HEAP_FLAG_SHADER_VISIBLE = 1
 DESCRIPTOR_INCREMENT = 32
+# What one shader-visible descriptor heap cost on the DirectML stack acceptance ran (Microsoft's DirectML, the Linux
+# build in the torch-directml 0.2.5.dev240914 wheel, on a D3D12 device backed by a CPU Vulkan driver; measured
+# 2026-11-28, ../shared/reference/real_directml/README.md): dmlops.compile of a one-element ELEMENT_WISE_ADD added
+# 488 MB of resident memory, all of it inside ID3D12Device::CreateDescriptorHeap, for a heap of 2 descriptors. The
+# fake charges that (read as MiB, the larger reading) for every shader-visible heap whatever its size, so tests see
+# what a heap per compiled operator costs. A heap that is not shader-visible costs its descriptors.
+SHADER_VISIBLE_HEAP_BYTES = 488 * 2**20
 # DirectML.h
 DML_BINDING_NONE, DML_BINDING_BUFFER, DML_BINDING_BUFFER_ARRAY = 0, 1, 2
 DML_EXECUTION_FLAG_DESCRIPTORS_VOLATILE = 4
@@ -161,6 +172,11 @@ assert sizeof(D3D12_RESOURCE_BARRIER) == 32 and D3D12_RESOURCE_BARRIER.u.offset 
 
 # ---------------------------------------------------------------------------------------------------- COM objects
 
+# Every fake object ever made, by address (its ``word``), for the shared vtables' callbacks; like ``_KEEP`` it is never
+# emptied, so an interface pointer released late by the garbage collector still reaches a live object.
+_BY_ADDRESS: dict[int, "ComObject"] = {}
+_VTABLES: dict[type, tuple] = {}  # class -> (vtable, its callbacks), shared by every object of the class
+
 
 class ComObject:
     """A COM object: one pointer-sized word (``address``) holding the address of a vtable of ``INTERFACE``.
@@ -174,6 +190,7 @@ class ComObject:
     INTERFACE = "IUnknown"
     ALSO: tuple[str, ...] = ()
     KIND = "object"
+    charge = 0  # bytes of memory this object holds while referenced (FakeDirectML.live_bytes)
 
     def __init__(self, fake: "FakeDirectML", detail: str = ""):
         self.fake = fake
@@ -181,20 +198,10 @@ class ComObject:
         self.serial = fake._next_serial()
         self.detail = detail
         self.name = None  # SetName
-        entry = com.table()[self.INTERFACE]
-        self.vtable = (c_void_p * entry["method_count"])()
-        self._callbacks = []
-        for owner in com.bases(self.INTERFACE):
-            e = com.table()[owner]
-            for m in e.get("methods") or e.get("own_methods") or []:
-                if self.vtable[m["index"]]:
-                    continue
-                impl = getattr(self, m["name"], None)
-                cb = self._callback(m["name"], impl) if callable(impl) else self._stub(f"{owner}::{m['name']}")
-                self._callbacks.append(cb)
-                self.vtable[m["index"]] = ctypes.cast(cb, c_void_p).value
+        self.vtable = type(self)._class_vtable()
         self.word = c_void_p(addressof(self.vtable))
         self.address = addressof(self.word)
+        _BY_ADDRESS[self.address] = self
         fake._register(self)
 
     # -- plumbing
@@ -208,39 +215,66 @@ class ComObject:
     def _interfaces(self) -> set[str]:
         return set(com.bases(self.INTERFACE)) | {b for i in self.ALSO for b in com.bases(i)}
 
-    def _callback(self, name: str, impl):
-        m = com.method(self.INTERFACE, name)
-        form = com.call_form(self.INTERFACE, name, "linux")
-        qual = f"{self.INTERFACE}::{name}"
+    @classmethod
+    def _class_vtable(cls):
+        """The vtable every object of this class shares (made on first use): each slot a callback that finds its
+        object by ``this`` (``_BY_ADDRESS``) and calls the method of that name, or a stub for those not written."""
+        built = _VTABLES.get(cls)
+        if built is None:
+            entry = com.table()[cls.INTERFACE]
+            vtable = (c_void_p * entry["method_count"])()
+            callbacks = []
+            for owner in com.bases(cls.INTERFACE):
+                e = com.table()[owner]
+                for m in e.get("methods") or e.get("own_methods") or []:
+                    if vtable[m["index"]]:
+                        continue
+                    impl = getattr(cls, m["name"], None)
+                    cb = cls._callback(m["name"]) if callable(impl) else cls._stub(f"{owner}::{m['name']}")
+                    callbacks.append(cb)
+                    vtable[m["index"]] = ctypes.cast(cb, c_void_p).value
+            built = _VTABLES[cls] = (vtable, callbacks)
+        return built[0]
+
+    @classmethod
+    def _callback(cls, name: str):
+        m = com.method(cls.INTERFACE, name)
+        form = com.call_form(cls.INTERFACE, name, "linux")
+        qual = f"{cls.INTERFACE}::{name}"
         hresult = m.return_type == "HRESULT"
         if form.struct is None:
             default = E_FAIL if hresult else (None if form.restype is None else 0)
 
             def cb(this, *args):
-                result = self._invoke(qual, name, impl, args, default)
+                obj = _BY_ADDRESS[this]
+                result = obj._invoke(qual, name, getattr(obj, name), args, default)
                 return _signed(result & 0xFFFFFFFF) if hresult and result is not None else result
 
             return CFUNCTYPE(form.restype, *form.argtypes)(cb)
         size = sizeof(form.struct)
         if size <= 8:  # SysV: an 8-byte INTEGER-class struct comes back in RAX
             def cb8(this, *args):
-                result = self._invoke(qual, name, impl, args, form.struct())
+                obj = _BY_ADDRESS[this]
+                result = obj._invoke(qual, name, getattr(obj, name), args, form.struct())
                 return int.from_bytes(bytes(result).ljust(8, b"\0"), "little")
 
             return CFUNCTYPE(c_uint64, *form.argtypes)(cb8)
         if size > 16:  # SysV MEMORY class: the caller passes the result's address first, before `this`
             def cb_mem(ret, this, *args):
-                result = self._invoke(qual, name, impl, args, form.struct())
+                obj = _BY_ADDRESS[this]
+                result = obj._invoke(qual, name, getattr(obj, name), args, form.struct())
                 ctypes.memmove(ret, ctypes.byref(result), size)
                 return ret
 
             return CFUNCTYPE(c_void_p, c_void_p, *form.argtypes)(cb_mem)
-        return self._stub(qual)  # 9..16 bytes come back in two registers, which a ctypes callback cannot do
+        return cls._stub(qual)  # 9..16 bytes come back in two registers, which a ctypes callback cannot do
 
-    def _stub(self, qual: str):
+    @staticmethod
+    def _stub(qual: str):
         def stub(this):
-            self.fake.calls.append((qual, self.label))
-            self.fake.violation(f"unimplemented: {qual} called on {self.label}; the fake returns E_NOTIMPL")
+            obj = _BY_ADDRESS[this]
+            obj.fake.calls.append((qual, obj.label))
+            obj.fake.violation(f"unimplemented: {qual} called on {obj.label}; the fake returns E_NOTIMPL")
             return E_NOTIMPL
 
         return CFUNCTYPE(ctypes.c_int32, c_void_p)(stub)
@@ -281,6 +315,7 @@ class ComObject:
             return 0
         self.refs -= 1
         if self.refs == 0:
+            self.fake.discharge(self)
             self.destroyed()
         return self.refs
 
@@ -309,6 +344,7 @@ class ComObject:
         if wanted not in obj._interfaces():
             self.fake.violation(f"{self.fake.last_call()}: asked for {wanted} but makes {obj.INTERFACE}")
             obj.refs = 0
+            self.fake.discharge(obj)
             self._out(out, None)
             return E_NOINTERFACE
         self._out(out, obj)
@@ -447,6 +483,7 @@ class Resource(ComObject):
         super().__init__(fake, f"{HEAP_NAMES[heap_type]} {width} B")
         self.heap_type, self.width, self.flags = heap_type, width, flags
         self.memory = (c_uint8 * width)()
+        fake.charge(self, width)
         self.state = {HEAP_UPLOAD: STATE_GENERIC_READ, HEAP_READBACK: STATE_COPY_DEST}.get(heap_type, STATE_COMMON)
         self.promoted = False
         self.maps = 0
@@ -515,6 +552,8 @@ class DescriptorHeap(ComObject):
     def __init__(self, fake, type_: int, count: int, flags: int):
         super().__init__(fake, f"{count} descriptors" + (", shader-visible" if flags & 1 else ""))
         self.type, self.count, self.flags = type_, count, flags
+        fake.charge(self, SHADER_VISIBLE_HEAP_BYTES if self.shader_visible else count * DESCRIPTOR_INCREMENT)
+        fake.heaps.append(self)
         self.cpu_start = (0x1000 + self.serial) << 32
         self.gpu_start = (0x2000 + self.serial) << 32 if self.shader_visible else 0
         self.slots: list = [None] * count
@@ -734,13 +773,16 @@ class CommandQueue(ComObject):
             self.fake.remove_device()
         if self.fake.removed is not None:
             return
+        touched: set[Resource] = set()
         for i in range(count):
             cl = self.fake.resolve(c_void_p.from_address(lists + 8 * i).value, CommandList,
                                    f"ExecuteCommandLists[{i}]")
             if cl is not None:
-                Execution(self.fake, self, cl).run()
-        for obj in self.fake.objects:  # buffers decay to COMMON when ExecuteCommandLists completes
-            if isinstance(obj, Resource) and obj.heap_type == HEAP_DEFAULT:
+                run = Execution(self.fake, self, cl)
+                run.run()
+                touched |= run.touched
+        for obj in touched:  # buffers decay to COMMON when ExecuteCommandLists completes (the others are there)
+            if obj.heap_type == HEAP_DEFAULT:
                 obj.state, obj.promoted = STATE_COMMON, False
 
 
@@ -1182,6 +1224,7 @@ class Execution:
         self.fake, self.queue, self.cl = fake, queue, cl
         self.heaps: list[DescriptorHeap] = []
         self.pending: list[tuple[Resource, int, int, str]] = []  # dispatch writes not yet behind a UAV barrier
+        self.touched: set[Resource] = set()  # resources whose state this execution may have changed
 
     def violation(self, where: str, text: str) -> None:
         self.fake.violation(f"ExecuteCommandLists #{self.fake.executions}, {where}: {text}")
@@ -1214,6 +1257,7 @@ class Execution:
 
     def use(self, res: Resource, needed: int, where: str) -> None:
         """Check that ``res`` is in ``needed`` state, promoting a default buffer from COMMON as D3D12 does."""
+        self.touched.add(res)
         write = not needed & READ_STATES or needed & ~READ_STATES
         if res.state == needed or (not write and res.state & needed == needed):
             return
@@ -1227,6 +1271,7 @@ class Execution:
     def _transition(self, res, before, after, where):
         if not self._alive(res, where):
             return
+        self.touched.add(res)
         if res.heap_type != HEAP_DEFAULT:
             self.violation(where, f"{res.label} is on an {HEAP_NAMES[res.heap_type]} heap, whose state is fixed")
         elif before != res.state:
@@ -1430,6 +1475,9 @@ class FakeDirectML:
         self.calls: list[tuple[str, str]] = []
         self.executions = 0
         self.removed: int | None = None
+        self.heaps: list[DescriptorHeap] = []  # every descriptor heap made, in order
+        self.live_bytes = 0  # bytes held by objects still referenced (``charge``), and the most ever held at once
+        self.peak_bytes = 0
         self._by_address: dict[int, ComObject] = {}
         self._serial = 0
         self._iids = {bytes(com.iid(name)): name for name in com.table()}
@@ -1455,6 +1503,20 @@ class FakeDirectML:
 
     def violation(self, text: str) -> None:
         self.violations.append(text)
+
+    def charge(self, obj: ComObject, nbytes: int) -> None:
+        """Count ``nbytes`` as held by ``obj`` until its last Release."""
+        obj.charge = nbytes
+        self.live_bytes += nbytes
+        self.peak_bytes = max(self.peak_bytes, self.live_bytes)
+
+    def discharge(self, obj: ComObject) -> None:
+        self.live_bytes -= obj.charge
+        obj.charge = 0
+
+    def bytes_of(self, cls) -> int:
+        """Bytes held now by the live objects of ``cls`` (e.g. ``fake.bytes_of(DescriptorHeap)``)."""
+        return sum(o.charge for o in self.objects if isinstance(o, cls) and o.refs > 0)
 
     def refuse(self, hr: int, text: str) -> int:
         """A call that D3D12 / DirectML fails: record why as a violation and return ``hr``."""
@@ -1482,13 +1544,12 @@ class FakeDirectML:
 
     def descriptor(self, handle: int, kind: str) -> tuple[DescriptorHeap | None, int]:
         """The heap and descriptor index of a CPU or GPU descriptor handle."""
-        for obj in self.objects:
-            if isinstance(obj, DescriptorHeap):
-                start = obj.cpu_start if kind == "cpu" else obj.gpu_start
-                if start and start <= handle < start + obj.count * DESCRIPTOR_INCREMENT:
-                    if (handle - start) % DESCRIPTOR_INCREMENT:
-                        return None, 0
-                    return obj, (handle - start) // DESCRIPTOR_INCREMENT
+        for obj in self.heaps:
+            start = obj.cpu_start if kind == "cpu" else obj.gpu_start
+            if start and start <= handle < start + obj.count * DESCRIPTOR_INCREMENT:
+                if (handle - start) % DESCRIPTOR_INCREMENT:
+                    return None, 0
+                return obj, (handle - start) // DESCRIPTOR_INCREMENT
         return None, 0
 
     def compiled_list(self, count, ops, where) -> list[CompiledOperator] | None:

@@ -531,8 +531,8 @@ class ComPtr:
     def __exit__(self, *exc) -> None:
         self.release()
 
-    def __del__(self):
-        if getattr(self, "_ptr", None) is None or not getattr(self, "owned", False) or sys.is_finalizing():
+    def __del__(self, _finalizing=sys.is_finalizing):  # bound now: at interpreter exit the module's globals may be gone
+        if getattr(self, "_ptr", None) is None or not getattr(self, "owned", False) or _finalizing():
             return
         try:
             self.release()

@@ -1,17 +1,32 @@
 """Running descriptors and graphs on a DirectML device: DirectML's documented sequence, through ctypes.
 
-One ``Queue`` per device (a COMPUTE command queue, a fence, a command recorder), made on first use and shared.
-One ``Program`` per compiled operator or graph, made once and reused on every call:
+One ``Queue`` per device, made on first use and shared by every compiled operator on it: a COMPUTE command queue,
+a fence and a command recorder; the device's shader-visible descriptor heap (``DescriptorHeaps``); and its upload
+and readback staging buffers (``Staging``). One ``Program`` per compiled operator or graph, made once and reused on
+every call:
 
 1. IDMLDevice::CreateOperator → CompileOperator (one descriptor), or IDMLDevice1::CompileGraph (a GraphDesc);
 2. buffers, all created once: one default-heap buffer ``io`` holding every input and output at 256-byte aligned
-   offsets, an upload buffer mirroring its input part and a readback buffer for its output part (both mapped for
-   good), and the temporary and persistent resources DirectML asks for (GetBindingProperties);
-3. one shader-visible descriptor heap with two binding tables: the initializer's and the operator's;
+   offsets, and the temporary and persistent resources DirectML asks for (GetBindingProperties);
+3. one range of the device's descriptor heap with two binding tables: the initializer's and the operator's;
 4. IDMLOperatorInitializer run once (OWNED_BY_DML inputs bound then, as a DML_BUFFER_ARRAY_BINDING; when their
    bytes change on a later call the operator is initialized again with the new ones);
-5. one command list recorded once (copy in, dispatch, copy out) and executed on every call; a call with device
-   buffers (``DeviceBuffer``) in or out records its own list.
+5. one command list recorded once (copy in from the device's upload buffer, dispatch, copy out to its readback
+   buffer) and executed on every call; a call with device buffers (``DeviceBuffer``) in or out records its own
+   list.
+
+Why one heap per device: D3D12 binds one CBV/SRV/UAV heap per command list, and a shader-visible heap can cost far
+more than its descriptors (on the DirectML stack acceptance measured, 488 MB per CreateDescriptorHeap, whatever
+its size: a heap per compiled operator ran out of memory after about 45 operators). So, as ONNX Runtime's DirectML
+provider and TensorFlow-DirectML do, the device keeps one large heap and hands out ranges; when it is full a new heap
+of twice the size is made, and a heap that is no longer the newest is released when its last range is returned.
+A Program's range goes back when the Program is released (``release()``) or garbage-collected.
+
+Why shared staging: calls are serialized per device, so one upload and one readback buffer serve every Program;
+they grow (to a power of two) when a call needs more, up to ``STAGING_POOL_LIMIT`` each. A list recorded against
+buffers that were since replaced is recorded again on the Program's next call (the replaced buffers are released
+at once rather than kept alive for old lists). A Program whose inputs or outputs exceed the limit has its own
+upload or readback buffer instead.
 
 Every default buffer is in D3D12_RESOURCE_STATE_COMMON between command lists; each list transitions what it uses
 explicitly and returns it to COMMON, so no list relies on another's state. Submission is serialized per device
@@ -23,8 +38,11 @@ descriptor that dmlops validated but DirectML refused raises ``RefusedByDirectML
 """
 from __future__ import annotations
 
+import bisect
 import ctypes
+import threading
 import time
+import weakref
 from ctypes import POINTER, Structure, Union, byref, c_size_t, c_uint32, c_uint64, c_void_p
 
 import numpy as np
@@ -51,6 +69,17 @@ BINDING_NONE, BINDING_BUFFER, BINDING_BUFFER_ARRAY = 0, 1, 2
 EXECUTION_FLAG_NONE = 0
 ALIGNMENT = 256  # DML_TEMPORARY/PERSISTENT_BUFFER_ALIGNMENT; also used for every tensor's offset in ``io``
 FENCE_LOST = 2**64 - 1  # ID3D12Fence::GetCompletedValue after the device was removed
+
+# The device's descriptor heap: the first one holds FIRST_HEAP_DESCRIPTORS (a compiled operator takes one per tensor
+# slot, plus its initializer's and one each for a persistent or temporary resource: a few dozen at most, so the
+# first heap serves thousands of operators); each further one twice the last, up to D3D12's limit for shader-visible
+# CBV/SRV/UAV heaps at resource binding tiers 1 and 2 (D3D12_MAX_SHADER_VISIBLE_DESCRIPTOR_HEAP_SIZE_TIER_1).
+FIRST_HEAP_DESCRIPTORS = 1 << 16
+MAX_HEAP_DESCRIPTORS = 1_000_000
+# Staging: the device's upload and readback buffers start at STAGING_MIN_BYTES and double as calls need, up to
+# STAGING_POOL_LIMIT each; a Program needing more has its own (its size is then counted in its device_bytes).
+STAGING_MIN_BYTES = 1 << 16
+STAGING_POOL_LIMIT = 64 << 20
 
 
 class D3D12_RESOURCE_TRANSITION_BARRIER(Structure):
@@ -147,6 +176,9 @@ class Queue:
         self.recorder = self.create(device.dml_device, "CreateCommandRecorder", "IDMLCommandRecorder")
         self.allocator = self.create(d3d12, "CreateCommandAllocator", "ID3D12CommandAllocator",
                                      COMMAND_LIST_TYPE_COMPUTE)
+        self.heaps = DescriptorHeaps(self)
+        self.staging = Staging(self)
+        self.programs: weakref.WeakSet[Program] = weakref.WeakSet()  # alive, for memory()
         self._dml1: dict[bool, ComPtr] = {}
         self.debug_dml: ComPtr | None = None
         self.debug_problem: str | None = None
@@ -275,9 +307,25 @@ class Queue:
         """A committed buffer of at least ``size`` bytes on ``heap`` (HEAP_DEFAULT, HEAP_UPLOAD or HEAP_READBACK)."""
         return Buffer(self, size, heap, operator)
 
+    def memory(self) -> dict:
+        """What the device holds for dmlops now: its descriptor heaps (``descriptor_heaps`` alive, how many were ever
+        created, their descriptors in all and in use), its staging buffers' bytes, and the compiled operators alive
+        on it with the bytes they hold on their own (``Program.device_bytes``)."""
+        programs = [p for p in list(self.programs) if not p.released]
+        heaps = self.heaps
+        with heaps.lock:
+            alive = list(heaps.heaps)
+            return {"descriptor_heaps": len(alive), "descriptor_heaps_created": heaps.created,
+                    "heap_descriptors": sum(h.capacity for h in alive),
+                    "descriptors_in_use": sum(h.capacity - h.free_count() for h in alive),
+                    "staging_bytes": self.staging.nbytes(), "programs": len(programs),
+                    "program_bytes": sum(p.device_bytes for p in programs)}
 
     def release(self) -> None:
-        """Release the queue's COM objects (after every Program using it is gone)."""
+        """Release the queue's COM objects, its descriptor heaps and staging buffers (after every Program using it
+        is gone)."""
+        self.heaps.release()
+        self.staging.release()
         for p in (self.queue, self.fence, self.recorder, self.allocator, self.debug_dml, self.info_queue,
                   *self._dml1.values()):
             if p is not None:
@@ -329,6 +377,11 @@ class Buffer:
                 raise DmlOpsError(f"{operator}: ID3D12Resource::Map succeeded but returned a null pointer.")
             self.pointer = out.value
 
+    def release(self) -> None:
+        """Release the resource now (it must not be in use by a command list still to run)."""
+        self.resource.release()
+        self.pointer = 0
+
     def write(self, offset: int, data: bytes, limit: int) -> None:
         """Copy ``data`` (at most ``limit`` bytes) to ``offset`` of a mapped buffer."""
         ctypes.memmove(self.pointer + offset, data, min(len(data), limit))
@@ -336,6 +389,193 @@ class Buffer:
     def read(self, offset: int, nbytes: int) -> bytes:
         """``nbytes`` from ``offset`` of a mapped buffer."""
         return ctypes.string_at(self.pointer + offset, nbytes)
+
+
+def format_bytes(n: int) -> str:
+    """``n`` bytes for people: "512 B", "4.0 KiB", "1.5 MiB", "2.00 GiB"."""
+    if n < 1024:
+        return f"{n} B"
+    for unit, scale in (("KiB", 1 << 10), ("MiB", 1 << 20)):
+        if n < scale << 10:
+            return f"{n / scale:.1f} {unit}"
+    return f"{n / (1 << 30):.2f} GiB"
+
+
+class DescriptorRange:
+    """``count`` descriptors from descriptor ``first`` of one of the device's shader-visible heaps."""
+
+    __slots__ = ("heap", "first", "count")
+
+    def __init__(self, heap: "_Heap", first: int, count: int):
+        self.heap, self.first, self.count = heap, first, count
+
+    def cpu(self, index: int = 0) -> S.D3D12_CPU_DESCRIPTOR_HANDLE:
+        """The CPU handle of descriptor ``index`` of the range."""
+        return S.D3D12_CPU_DESCRIPTOR_HANDLE(self.heap.cpu_start + (self.first + index) * self.heap.increment)
+
+    def gpu(self, index: int = 0) -> S.D3D12_GPU_DESCRIPTOR_HANDLE:
+        """The GPU handle of descriptor ``index`` of the range."""
+        return S.D3D12_GPU_DESCRIPTOR_HANDLE(self.heap.gpu_start + (self.first + index) * self.heap.increment)
+
+
+class _Heap:
+    """One shader-visible CBV/SRV/UAV heap: its free ranges (start, count), sorted and coalesced, and how many
+    ranges are handed out (``live``)."""
+
+    def __init__(self, com: ComPtr, capacity: int, increment: int):
+        self.com, self.capacity, self.increment = com, capacity, increment
+        self.cpu_start = com.call("GetCPUDescriptorHandleForHeapStart").ptr
+        self.gpu_start = com.call("GetGPUDescriptorHandleForHeapStart").ptr
+        self.free: list[tuple[int, int]] = [(0, capacity)]
+        self.live = 0
+
+    def free_count(self) -> int:
+        return sum(n for _, n in self.free)
+
+    def take(self, count: int) -> int | None:
+        """The first descriptor of a free range of ``count`` (first fit), or None when none is that long."""
+        for k, (start, n) in enumerate(self.free):
+            if n >= count:
+                if n == count:
+                    del self.free[k]
+                else:
+                    self.free[k] = (start + count, n - count)
+                self.live += 1
+                return start
+        return None
+
+    def give(self, first: int, count: int) -> None:
+        """Return a range, merging it with free neighbours."""
+        k = bisect.bisect(self.free, (first, count))
+        self.free.insert(k, (first, count))
+        if k + 1 < len(self.free) and first + count == self.free[k + 1][0]:
+            self.free[k] = (first, count + self.free.pop(k + 1)[1])
+        if k > 0 and self.free[k - 1][0] + self.free[k - 1][1] == first:
+            start, n = self.free[k - 1]
+            self.free[k - 1] = (start, n + self.free.pop(k)[1])
+        self.live -= 1
+
+
+class DescriptorHeaps:
+    """A device's shader-visible CBV/SRV/UAV descriptor heaps, handed out in ranges (one per Program).
+
+    Ranges come from the newest heap. When it has no free range long enough, a new heap twice its size (at least
+    FIRST_HEAP_DESCRIPTORS, at most MAX_HEAP_DESCRIPTORS) becomes the newest; older heaps keep the ranges they gave
+    out, and each is released when its last range comes back. So n compiled operators cost O(log n) heaps, and a
+    process whose operators come and go (the compile cache) settles on one. ``free`` may be called from a
+    finalizer on any thread: it only queues the range when the lock is taken, and the next ``allocate`` (or
+    ``free``) puts it back.
+    """
+
+    def __init__(self, q: Queue):
+        self.queue = q
+        self.heaps: list[_Heap] = []  # the newest last
+        self.created = 0  # CreateDescriptorHeap calls made
+        self.lock = threading.Lock()
+        self._returned: list[DescriptorRange] = []
+        self._closed = False
+
+    def allocate(self, count: int, operator: str | None = None) -> DescriptorRange:
+        """A range of ``count`` descriptors (growing the heaps when the newest is full)."""
+        if count > MAX_HEAP_DESCRIPTORS:
+            raise DmlOpsError(f"{operator}: needs {count} descriptors; a shader-visible descriptor heap holds at most "
+                              f"{MAX_HEAP_DESCRIPTORS:,} (D3D12_MAX_SHADER_VISIBLE_DESCRIPTOR_HEAP_SIZE_TIER_1). "
+                              "Split the graph into smaller ones.")
+        with self.lock:
+            if self._closed:
+                raise DmlOpsError(f"{operator}: the device's queue was released (release_queues); no operator can be "
+                                  "compiled on it any more.")
+            self._drain()
+            if self.heaps:
+                first = self.heaps[-1].take(count)
+                if first is not None:
+                    return DescriptorRange(self.heaps[-1], first, count)
+            heap = self._grow(count, operator)
+            first = heap.take(count)
+            assert first is not None  # a new heap holds at least count
+            return DescriptorRange(heap, first, count)
+
+    def _grow(self, count: int, operator: str | None) -> _Heap:
+        q = self.queue
+        last = self.heaps[-1].capacity if self.heaps else 0
+        capacity = max(count, min(MAX_HEAP_DESCRIPTORS, max(FIRST_HEAP_DESCRIPTORS, 2 * last)))
+        com = q.create(q.device.d3d12_device, "CreateDescriptorHeap", "ID3D12DescriptorHeap",
+                       byref(D3D12_DESCRIPTOR_HEAP_DESC(DESCRIPTOR_HEAP_CBV_SRV_UAV, capacity,
+                                                        DESCRIPTOR_HEAP_FLAG_SHADER_VISIBLE, 0)),
+                       operator=operator)
+        self.created += 1
+        heap = _Heap(com, capacity, q.increment)
+        self.heaps.append(heap)
+        self._release_empty()
+        return heap
+
+    def free(self, r: DescriptorRange) -> None:
+        """Give a range back (a Program's finalizer)."""
+        self._returned.append(r)
+        if self.lock.acquire(blocking=False):
+            try:
+                self._drain()
+            finally:
+                self.lock.release()
+
+    def _drain(self) -> None:
+        while self._returned:
+            r = self._returned.pop()
+            if r.heap.com:  # not released with the queue
+                r.heap.give(r.first, r.count)
+        self._release_empty()
+
+    def _release_empty(self) -> None:
+        """Release every heap but the newest that holds no range any more."""
+        if self._closed:
+            return
+        for h in [h for h in self.heaps[:-1] if h.live == 0]:
+            self.heaps.remove(h)
+            h.com.release()
+
+    def release(self) -> None:
+        """Release every heap (the queue's release)."""
+        with self.lock:
+            self._closed = True
+            for h in self.heaps:
+                h.com.release()
+            self.heaps = []
+
+
+class Staging:
+    """A device's upload and readback buffers, shared by every Program on it (calls are serialized by the device
+    lock). ``reserve`` grows them to what a call needs, to the next power of two (at least STAGING_MIN_BYTES);
+    buffers it replaces are released at once, and ``generation`` counts replacements so that a Program knows when to
+    record its command list again. Hold the device lock."""
+
+    def __init__(self, q: Queue):
+        self.queue = q
+        self.upload: Buffer | None = None
+        self.readback: Buffer | None = None
+        self.generation = 0
+
+    def reserve(self, upload: int, readback: int, operator: str | None = None) -> None:
+        """Make the upload buffer hold at least ``upload`` bytes and the readback buffer ``readback`` (each at most
+        STAGING_POOL_LIMIT; 0: not needed)."""
+        for attr, need, heap in (("upload", upload, HEAP_UPLOAD), ("readback", readback, HEAP_READBACK)):
+            current = getattr(self, attr)
+            if need and (current is None or current.size < need):
+                assert need <= STAGING_POOL_LIMIT, "a Program needing more has its own staging"
+                size = min(STAGING_POOL_LIMIT, max(STAGING_MIN_BYTES, 1 << (need - 1).bit_length()))
+                setattr(self, attr, Buffer(self.queue, size, heap, operator))  # made first: a failure keeps the old
+                if current is not None:
+                    current.release()
+                self.generation += 1
+
+    def nbytes(self) -> int:
+        """Bytes of the two buffers."""
+        return sum(b.size for b in (self.upload, self.readback) if b is not None)
+
+    def release(self) -> None:
+        for b in (self.upload, self.readback):
+            if b is not None:
+                b.release()
+        self.upload = self.readback = None
 
 
 class DeviceBuffer:
@@ -372,7 +612,14 @@ class DeviceBuffer:
         buffer layout, as CompiledOperator outputs)."""
         q, td = self._queue, self.tensor_desc
         with q.lock:
-            readback = q.buffer(self.nbytes, HEAP_READBACK)
+            own = self.nbytes > STAGING_POOL_LIMIT
+            readback: Buffer | None
+            if own:
+                readback = q.buffer(self.nbytes, HEAP_READBACK)
+            else:
+                q.staging.reserve(0, self.nbytes)
+                readback = q.staging.readback
+            assert readback is not None  # reserved above
 
             def record(cl):
                 res = self._buffer.resource
@@ -380,8 +627,12 @@ class DeviceBuffer:
                 cl.call("CopyBufferRegion", readback.resource, c_uint64(0), res, c_uint64(0), c_uint64(self.nbytes))
                 cl.call("ResourceBarrier", 1, byref(_transition(res, STATE_COPY_SOURCE, STATE_COMMON)))
 
-            q.run_once(record)
-            raw = readback.read(0, self.nbytes)
+            try:
+                q.run_once(record)
+                raw = readback.read(0, self.nbytes)
+            finally:
+                if own:
+                    readback.release()
         return tensors.numpy_output(td, tensors.from_bytes(td, raw))
 
     def __repr__(self) -> str:
@@ -396,26 +647,86 @@ class Program:
 
     ``program(inputs)`` takes the inputs in graph input order (each the NumPy backend form that
     ``tensors.numpy_input`` gives, or a DeviceBuffer) or a dict by input name, and returns the outputs' backend
-    forms; ``run_bound(inputs)`` returns DeviceBuffers instead.
+    forms; ``run_bound(inputs)`` returns DeviceBuffers instead. ``device_bytes`` is the device memory it holds on
+    its own; ``release()`` gives it back now (the garbage collector does the same once nobody holds the Program).
     """
 
     def __init__(self, target, graph: GraphDesc, index: int, level: FeatureLevel, debug: bool = False):
         self.graph = graph
         self.label = target.OPERATOR_TYPE if isinstance(target, OperatorDesc) else "GRAPH"
         self.level = level
+        self.released = False
         q = self.queue = queue(index)
         self.in_descs, self.out_descs = graph.input_descs(), graph.output_descs()
         self.input_names = tuple(graph.input_names)
         self._dynamic: ComPtr | None = None  # the allocator of calls that record their own list (device buffers)
+        self._range: DescriptorRange | None = None
+        self._own_upload: Buffer | None = None
+        self._own_readback: Buffer | None = None
+        self.temporary: Buffer | None = None
+        self.persistent: Buffer | None = None
         with q.lock:
             self.dml = q.dml(debug)
             self._compile(target, graph, self.dml, debug)
             self._allocate()
             self._bind()
             self._owned_bytes: bytes | None = None
+            self._stage()
             if not any(self.owned):
                 self._initialize([])
+            self._list_staging = (self.upload, self.readback)
             self._list = self._record_list({}, None)
+        q.programs.add(self)
+
+    # -- memory
+
+    @property
+    def device_bytes(self) -> int:
+        """Bytes of device memory this operator holds on its own: its ``io`` buffer (every input and output),
+        DirectML's persistent and temporary resources, its own staging buffers if its tensors exceed the shared
+        ones' limit, and its descriptors (at the device's descriptor size). The device's descriptor heap and shared
+        staging buffers are not counted (``Queue.memory()`` has them); 0 once released."""
+        if self.released:
+            return 0
+        buffers = sum(b.size for b in (self.io, self.temporary, self.persistent, self._own_upload, self._own_readback)
+                      if b is not None)
+        return buffers + (self._range.count * self.queue.increment if self._range is not None else 0)
+
+    def memory_note(self) -> str:
+        """What ``device_bytes`` is made of, in words (for ``op.notes``)."""
+        parts = [f"inputs and outputs {format_bytes(self.io.size)}"]
+        parts += [f"{what} {format_bytes(b.size)}" for what, b in (("persistent", self.persistent),
+                                                                   ("temporary", self.temporary),
+                                                                   ("own upload buffer", self._own_upload),
+                                                                   ("own readback buffer", self._own_readback))
+                  if b is not None]
+        n = self._range.count if self._range is not None else 0
+        parts.append(f"{n} descriptors of the device's shared descriptor heap")
+        return (f"device memory held by this operator: {format_bytes(self.device_bytes)} ({', '.join(parts)}); "
+                "shared by every operator on the device: one shader-visible descriptor heap and the upload and "
+                "readback staging buffers")
+
+    def release(self) -> None:
+        """Release this operator's DirectML objects and buffers now and return its descriptors to the device's heap.
+        Later calls raise DmlOpsError. (Without it the garbage collector does the same once nobody holds it.)"""
+        q = self.queue
+        with q.lock:
+            if self.released:
+                return
+            self.released = True
+            for name in ("_list", "_allocator", "_dynamic", "exec_table", "init_table", "initializer", "compiled"):
+                p = getattr(self, name, None)
+                if p is not None:
+                    p.release()
+            for b in (self.io, self.temporary, self.persistent, self._own_upload, self._own_readback):
+                if b is not None:
+                    b.release()
+            if self._range is not None:
+                self._finalizer()
+
+    def _alive(self) -> None:
+        if self.released:
+            raise DmlOpsError(f"{self.label}: this compiled operator was released (release()); compile it again.")
 
     # -- compile
 
@@ -476,13 +787,45 @@ class Program:
             offset = _align(offset + td.total_tensor_size_in_bytes)
         self.out_size = offset - self.in_end
         self.io = q.buffer(offset, HEAP_DEFAULT, self.label)
-        self.upload = q.buffer(self.in_end, HEAP_UPLOAD, self.label) if self.in_end else None
-        self.readback = q.buffer(self.out_size, HEAP_READBACK, self.label)
+        if self.in_end > STAGING_POOL_LIMIT:
+            self._own_upload = q.buffer(self.in_end, HEAP_UPLOAD, self.label)
+        if self.out_size > STAGING_POOL_LIMIT:
+            self._own_readback = q.buffer(self.out_size, HEAP_READBACK, self.label)
         temp = max(self.exec_props.TemporaryResourceSize, self.init_props.TemporaryResourceSize)
         self.temporary = q.buffer(temp, HEAP_DEFAULT, self.label) if temp else None
         persistent = self.exec_props.PersistentResourceSize
         self.persistent = q.buffer(persistent, HEAP_DEFAULT, self.label) if persistent else None
         self._scratch = [b for b in (self.temporary, self.persistent) if b is not None]
+
+    # -- staging: the device's shared upload / readback buffers, or this Program's own
+
+    @property
+    def upload(self) -> Buffer | None:
+        """The upload buffer this operator's inputs go through (None when no input has bytes)."""
+        if not self.in_end:
+            return None
+        return self._own_upload if self._own_upload is not None else self.queue.staging.upload
+
+    @property
+    def readback(self) -> Buffer:
+        """The readback buffer its outputs come back through."""
+        b = self._own_readback if self._own_readback is not None else self.queue.staging.readback
+        assert b is not None  # reserved by _stage
+        return b
+
+    def _stage(self) -> None:
+        """Make the shared staging buffers big enough for this operator, and record its command list again if
+        they were replaced since it was recorded. Hold the lock."""
+        self.queue.staging.reserve(self.in_end if self._own_upload is None else 0,
+                                   self.out_size if self._own_readback is None else 0, self.label)
+        recorded = getattr(self, "_list_staging", None)
+        if recorded is not None and (recorded[0] is not self.upload or recorded[1] is not self.readback):
+            q = self.queue
+            q.call(self._allocator, "Reset", operator=self.label)
+            old = self._list
+            self._list_staging = (self.upload, self.readback)
+            self._list = self._record_list({}, None, self._allocator)
+            old.release()
 
     def _binding(self, buffer: Buffer | None, offset: int = 0, size: int = 0, *, keep: list):
         if buffer is None:
@@ -493,13 +836,9 @@ class Program:
 
     def _table(self, dispatchable: ComPtr, first: int, count: int) -> ComPtr:
         q = self.queue
-        cpu = self.heap.call("GetCPUDescriptorHandleForHeapStart")
-        gpu = self.heap.call("GetGPUDescriptorHandleForHeapStart")
-        desc = S.DML_BINDING_TABLE_DESC(
-            Dispatchable=dispatchable.address,
-            CPUDescriptorHandle=S.D3D12_CPU_DESCRIPTOR_HANDLE(cpu.ptr + first * q.increment),
-            GPUDescriptorHandle=S.D3D12_GPU_DESCRIPTOR_HANDLE(gpu.ptr + first * q.increment),
-            SizeInDescriptors=count)
+        assert self._range is not None
+        desc = S.DML_BINDING_TABLE_DESC(Dispatchable=dispatchable.address, CPUDescriptorHandle=self._range.cpu(first),
+                                        GPUDescriptorHandle=self._range.gpu(first), SizeInDescriptors=count)
         return q.create(self.dml, "CreateBindingTable", "IDMLBindingTable", byref(desc),
                         operator=self.label)
 
@@ -507,10 +846,9 @@ class Program:
         q = self.queue
         n_init = max(self.init_props.RequiredDescriptorCount, 1)
         n_exec = max(self.exec_props.RequiredDescriptorCount, 1)
-        self.heap = q.create(q.device.d3d12_device, "CreateDescriptorHeap", "ID3D12DescriptorHeap",
-                             byref(D3D12_DESCRIPTOR_HEAP_DESC(DESCRIPTOR_HEAP_CBV_SRV_UAV, n_init + n_exec,
-                                                              DESCRIPTOR_HEAP_FLAG_SHADER_VISIBLE, 0)),
-                             operator=self.label)
+        self._range = q.heaps.allocate(n_init + n_exec, self.label)
+        self._finalizer = weakref.finalize(self, q.heaps.free, self._range)
+        self._finalizer.atexit = False  # at exit nothing is given back: the process's memory goes with it
         self.init_table = self._table(self.initializer, 0, n_init)
         self.exec_table = self._table(self.compiled, n_init, n_exec)
         keep: list = []
@@ -575,7 +913,10 @@ class Program:
     # -- recording
 
     def _set_heap(self, cl: ComPtr) -> None:
-        cl.call("SetDescriptorHeaps", 1, byref(c_void_p(self.heap.address)))
+        """Bind the heap this operator's tables are in (each list sets its own: the device may have grown a newer
+        one since)."""
+        assert self._range is not None
+        cl.call("SetDescriptorHeaps", 1, byref(c_void_p(self._range.heap.com.address)))
 
     @staticmethod
     def _barriers(cl: ComPtr, changes: list) -> None:
@@ -643,6 +984,8 @@ class Program:
         return host, device_inputs
 
     def _upload(self, host: list) -> None:
+        """Write the host inputs into the upload buffer (and initialize again when OWNED_BY_DML bytes changed).
+        Hold the lock, after ``_stage``."""
         if self.upload is None:  # in_end == 0: no input has bytes, so nothing is uploaded or owned
             return
         for i, value in host:
@@ -658,9 +1001,12 @@ class Program:
 
     def __call__(self, inputs) -> list:
         """Run with NumPy inputs (backend form) and DeviceBuffers; return the outputs' backend forms."""
+        self._alive()
         host, device_inputs = self._feed(inputs)
         q = self.queue
         with q.lock:
+            self._alive()
+            self._stage()
             self._upload(host)
             if device_inputs:
                 allocator = self._one_off_allocator()
@@ -672,9 +1018,12 @@ class Program:
 
     def run_bound(self, inputs) -> list:
         """Like calling, but the outputs stay on the device as DeviceBuffers."""
+        self._alive()
         host, device_inputs = self._feed(inputs)
         q = self.queue
         with q.lock:
+            self._alive()
+            self._stage()
             self._upload(host)
             outs = [q.buffer(td.total_tensor_size_in_bytes, HEAP_DEFAULT, self.label) for td in self.out_descs]
             q.execute(self._record_list(device_inputs, outs, self._one_off_allocator()), self.label)
