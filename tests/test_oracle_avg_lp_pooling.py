@@ -296,3 +296,65 @@ def test_grad_input_gradient_sizes_follow_the_forward_formula():
     desc = A.sample_desc(AveragePoolingGrad, (1, 1, 3, 3), (1, 1, 3, 3), window=(2, 2), include_padding=False)
     with pytest.raises(DmlOpsError, match=r"AVERAGE_POOLING_GRAD\.InputGradientTensor"):
         dmlops.validate(desc, LEVEL)
+
+
+# ------------------------------------------------------------------------------ big windows
+@pytest.mark.parametrize("cls,extra", [(AveragePooling, {"include_padding": False}),
+                                       (AveragePooling1, {"include_padding": True, "dilations": (1, 1)}),
+                                       (LpPooling, {"p": 1}), (LpPooling1, {"p": 2, "dilations": (1, 1)})])
+def test_a_2048_square_window_compiles_to_a_small_model(cls, extra):
+    """The window table (2 outputs x 2048 x 2048 int64 elements, 67 MB in the model before) is built in the graph
+    from per-dimension positions; the sums over 4M elements are ReduceSum's float32 sums (float64 oracle: up to
+    7e-5 relative for the sum of squares, whose terms all add up)."""
+    x = np.random.default_rng(6).uniform(0, 1, (1, 1, 2048, 2049)).astype(np.float32)
+    desc = A.sample_desc(cls, x.shape, (1, 1, 1, 2), window=(2048, 2048), **extra)
+    assert dmlops.problems(desc, "6.2") == []
+    compiled = dmlops.compile(desc, backend="onnxruntime")
+    assert compiled.model.ByteSize() < 200_000
+    parts = [x[0, 0, :, :2048].astype(np.float64), x[0, 0, :, 1:].astype(np.float64)]
+    p = extra.get("p")
+    want = [w.sum() / w.size if p is None else np.sqrt((w * w).sum()) if p == 2 else w.sum() for w in parts]
+    for b in ("onnxruntime", "torch"):
+        got = dmlops.run(desc, {"InputTensor": x}, backend=b)["OutputTensor"].ravel()
+        np.testing.assert_allclose(got, want, rtol=2e-4, err_msg=b)
+
+
+def _whole_plane(cls):
+    shape, window = (1, 1, 2**15, 2**13), (2**15, 2**13)
+    if cls is AveragePoolingGrad:
+        return A.sample_desc(cls, shape, (1, 1, 1, 1), window=window, include_padding=True)
+    if cls is dmlops.QuantizedLinearAveragePooling:
+        t = dmlops.TensorDesc
+        q = t("FLOAT32", [1, 1, 1, 1])
+        return cls(input_tensor=t("UINT8", list(shape)), input_scale_tensor=q, input_zero_point_tensor=None,
+                   output_scale_tensor=q, output_zero_point_tensor=None, output_tensor=t("UINT8", [1, 1, 1, 1]),
+                   strides=(1, 1), window_size=window, start_padding=(0, 0), end_padding=(0, 0), dilations=(1, 1),
+                   include_padding=False)
+    extra = {"p": 2} if cls in (LpPooling, LpPooling1) else {"include_padding": False}
+    if cls in (AveragePooling1, LpPooling1):
+        extra["dilations"] = (1, 1)
+    return A.sample_desc(cls, shape, (1, 1, 1, 1), window=window, **extra)
+
+
+@pytest.mark.parametrize("cls", [AveragePooling, AveragePooling1, LpPooling, LpPooling1, AveragePoolingGrad,
+                                 dmlops.QuantizedLinearAveragePooling])
+def test_a_whole_plane_window_is_refused_with_its_size(cls):
+    """A window of a whole [1, 1, 2**15, 2**13] input reads 2**28 elements: refused by name and size before
+    anything is allocated, on onnxruntime at compile and in the reference and torch lowerings at their call."""
+    desc = _whole_plane(cls)
+    assert dmlops.problems(desc, "6.2") == []
+    op = desc.OPERATOR_TYPE
+    message = (rf"{op}\.WindowSize: \{{32768, 8192\}} over 1 x 1 planes of 1 output position\(s\) reads "
+               rf"1 x 1 x 1 x 268435456 = 268435456 elements, .* dmlops allows 134217728")
+    with pytest.raises(DmlOpsError, match=message):
+        dmlops.compile(desc, backend="onnxruntime")
+    from dmlops.ops import module
+
+    mod = module(op)
+    lazy = {name: np.broadcast_to(np.zeros((), t.data_type.numpy_dtype), t.sizes)
+            for name, t in desc.tensors().items() if t is not None and not name.startswith("Output")}
+    with pytest.raises(DmlOpsError, match=message):
+        mod.reference(desc, lazy)
+    with pytest.raises(DmlOpsError, match=message):
+        mod.to_torch(desc, torch, {k: torch.zeros((), dtype=getattr(torch, str(v.dtype))).expand(*v.shape)
+                                   for k, v in lazy.items()})

@@ -241,3 +241,53 @@ def test_shape_rules_refuse_a_wrong_indices_tensor():
     desc = desc.replace(output_indices_tensor=td("UINT32", [1, 1, 3, 2]))
     with pytest.raises(dmlops.ValidationError, match=r"MAX_POOLING1\.OutputIndicesTensor: Sizes \[1, 1, 3, 2\]"):
         dmlops.validate(desc, dmlops.FeatureLevel.latest())
+
+
+# ------------------------------------------------------------------------------ big windows
+@pytest.mark.parametrize("cls", [MaxPooling, MaxPooling1, MaxPooling2])
+def test_a_2048_square_window_compiles_to_a_small_model(cls):
+    """The window table (2 outputs x 2048 x 2048 elements: 67 MB of int64, twice, in the model before) is built
+    in the graph from per-dimension positions: the model holds a few kB whatever the window."""
+    x = np.random.default_rng(5).standard_normal((1, 1, 2048, 2049)).astype(np.float32)
+    desc = _pool_desc(cls, "FLOAT32", [1, 1, 2048, 2049], [1, 1, 1, 2], [2048, 2048], [1, 1], [0, 0], [0, 0],
+                      [1, 1], "UINT32")
+    compiled = dmlops.compile(desc, backend="onnxruntime")
+    assert compiled.model.ByteSize() < 200_000
+    want = [x[0, 0, :, :2048].max(), x[0, 0, :, 1:].max()]
+    for b in ("onnxruntime", "torch"):
+        got = dmlops.run(desc, {"InputTensor": x}, backend=b)
+        assert got["OutputTensor"].ravel().tolist() == want, b
+        if cls is not MaxPooling:
+            flat = [int(np.argmax(np.where(np.arange(2049) < 2048, x[0, 0], -np.inf))),
+                    int(np.argmax(np.where(np.arange(2049) >= 1, x[0, 0], -np.inf)))]
+            assert got["OutputIndicesTensor"].ravel().tolist() == flat, b
+
+
+@pytest.mark.parametrize("cls", [MaxPooling, MaxPooling1, MaxPooling2, MaxPoolingGrad])
+def test_a_whole_plane_window_is_refused_with_its_size(cls):
+    """A window of a whole [1, 1, 2**15, 2**13] input reads 2**28 elements: refused by name and size before
+    anything is allocated (it ended the process with SIGSEGV under an 8 GiB limit: the model carried the table)."""
+    shape, window = [1, 1, 2**15, 2**13], [2**15, 2**13]
+    if cls is MaxPoolingGrad:
+        t = td("FLOAT32", shape)
+        desc = MaxPoolingGrad(input_tensor=t, input_gradient_tensor=td("FLOAT32", [1, 1, 1, 1]),
+                              output_gradient_tensor=t, strides=[1, 1], window_size=window, start_padding=[0, 0],
+                              end_padding=[0, 0], dilations=[1, 1])
+    else:
+        desc = _pool_desc(cls, "FLOAT32", shape, [1, 1, 1, 1], window, [1, 1], [0, 0], [0, 0], [1, 1])
+    assert dmlops.problems(desc, "6.2") == []
+    op = desc.OPERATOR_TYPE
+    message = (rf"{op}\.WindowSize: \{{32768, 8192\}} over 1 x 1 planes of 1 output position\(s\) reads "
+               rf"1 x 1 x 1 x 268435456 = 268435456 elements, .* dmlops allows 134217728")
+    with pytest.raises(dmlops.DmlOpsError, match=message):
+        dmlops.compile(desc, backend="onnxruntime")
+    # the reference and torch lower at the first call: the op refuses before reading its (zero-stride) input
+    from dmlops.ops import module
+
+    mod = module(op)
+    lazy = {name: np.broadcast_to(np.float32(0), t.sizes) for name, t in desc.tensors().items()
+            if t is not None and "Output" not in name}
+    with pytest.raises(dmlops.DmlOpsError, match=message):
+        mod.reference(desc, lazy)
+    with pytest.raises(dmlops.DmlOpsError, match=message):
+        mod.to_torch(desc, torch, {k: torch.zeros(1).expand(*v.shape) for k, v in lazy.items()})

@@ -97,6 +97,7 @@ def _out_sizes(desc, name="OutputTensor"):
 
 def average_reference(desc, x: dict) -> dict:
     v = x["InputTensor"]
+    P.budget(desc, v.shape)
     idx = _table(desc, v.shape[2:])
     s = reference_sum(P.reference_windows(v, idx, 0.0))
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -104,20 +105,29 @@ def average_reference(desc, x: dict) -> dict:
     return {"OutputTensor": y.astype(v.dtype).reshape(_out_sizes(desc))}
 
 
+def _divisors(desc, win) -> np.ndarray:
+    """float32 [rows]: :func:`counts` from the per-dimension description (no table)."""
+    return np.full(win.rows, win.k, np.float32) if desc.include_padding else win.counts()
+
+
 def average_onnx(desc, g, x: dict) -> dict:
     v = x["InputTensor"]
     shape = list(desc.input_tensor.sizes)
-    idx = _table(desc, shape[2:])
-    s = onnx_sum(g, P.onnx_windows(g, v, shape, idx, 0.0), idx.shape[1])
-    y = g.node("Div", [s, g.const(counts(desc, idx).astype(g.dtype(v)))])
+    P.budget(desc, shape)
+    win = P.Windows(desc, shape[2:])
+    index, _ = win.onnx(g)
+    s = onnx_sum(g, P.onnx_gather_windows(g, v, shape, index, 0.0), win.k)
+    y = g.node("Div", [s, g.const(_divisors(desc, win).astype(g.dtype(v)))])
     return {"OutputTensor": g.node("Reshape", [y, g.ints(_out_sizes(desc))])}
 
 
 def average_torch(desc, torch, x: dict) -> dict:
     v = x["InputTensor"]
-    idx = _table(desc, v.shape[2:])
-    s = torch_sum(torch, P.torch_windows(torch, v, idx, 0.0))
-    y = s / torch.as_tensor(counts(desc, idx), dtype=v.dtype, device=v.device)
+    P.budget(desc, tuple(v.shape))
+    win = P.Windows(desc, list(v.shape[2:]))
+    index, _ = win.torch(torch, v.device)
+    s = torch_sum(torch, P.torch_gather_windows(torch, v, index, 0.0))
+    y = s / torch.as_tensor(_divisors(desc, win), dtype=v.dtype, device=v.device)
     return {"OutputTensor": y.reshape(_out_sizes(desc))}
 
 
@@ -128,6 +138,7 @@ def lp_reference(desc, x: dict) -> dict:
     a = np.abs(v)
     with np.errstate(over="ignore"):
         powered = a if p == 1 else a * a if p == 2 else np.power(a, f(p))
+        P.budget(desc, v.shape)
         idx = _table(desc, v.shape[2:])
         s = reference_sum(P.reference_windows(powered, idx, 0.0))
         y = s if p == 1 else np.sqrt(s) if p == 2 else np.power(s, f(1) / f(p))
@@ -140,8 +151,10 @@ def lp_onnx(desc, g, x: dict) -> dict:
     shape = list(desc.input_tensor.sizes)
     a = g.node("Abs", [v])
     powered = a if p == 1 else g.node("Mul", [a, a]) if p == 2 else g.node("Pow", [a, onnx_const(g, p, dtype)])
-    idx = _table(desc, shape[2:])
-    s = onnx_sum(g, P.onnx_windows(g, powered, shape, idx, 0.0), idx.shape[1])
+    P.budget(desc, shape)
+    win = P.Windows(desc, shape[2:])
+    index, _ = win.onnx(g)
+    s = onnx_sum(g, P.onnx_gather_windows(g, powered, shape, index, 0.0), win.k)
     if p == 2:
         s = g.node("Sqrt", [s])
     elif p > 2:
@@ -154,8 +167,10 @@ def lp_torch(desc, torch, x: dict) -> dict:
     p = desc.p
     a = v.abs()
     powered = a if p == 1 else a * a if p == 2 else a.pow(float(p))
-    idx = _table(desc, v.shape[2:])
-    s = torch_sum(torch, P.torch_windows(torch, powered, idx, 0.0))
+    P.budget(desc, tuple(v.shape))
+    win = P.Windows(desc, list(v.shape[2:]))
+    index, _ = win.torch(torch, v.device)
+    s = torch_sum(torch, P.torch_gather_windows(torch, powered, index, 0.0))
     if p == 2:
         s = s.sqrt()
     elif p > 2:
@@ -165,7 +180,9 @@ def lp_torch(desc, torch, x: dict) -> dict:
 
 # ----------------------------------------------------------------------------------------------- gradient
 def _grad_tables(desc):
-    """(table over OutputGradientTensor's planes, divisors with empty windows as 1, inverse table)."""
+    """(table over OutputGradientTensor's planes, divisors with empty windows as 1, inverse table); refused
+    (P.budget) before they are built when too large."""
+    P.budget(desc, list(desc.output_gradient_tensor.sizes))
     spatial = list(desc.output_gradient_tensor.sizes)[2:]
     idx = _table(desc, spatial)
     c = counts(desc, idx)

@@ -51,7 +51,9 @@ def _planes(shape) -> tuple[int, int, int]:
 
 
 def _layout(desc, shape):
-    """(table [rows, K], output spatial sizes, plane size)."""
+    """(table [rows, K], output spatial sizes, plane size); refused (P.budget) before the table is built when the
+    windows would gather too many elements."""
+    P.budget(desc, shape)
     idx = P.table(desc, list(shape[2:]))
     out = P.geometry(desc, list(shape[2:]))["output"]
     return idx, out, _planes(shape)[2]
@@ -136,26 +138,30 @@ def _onnx_working(g, v: str):
 
 
 def onnx_pool(desc, g, v: str, shape):
-    """:func:`reference_pool` in ONNX ops: (OutputTensor, int64 indices, one-hot winners)."""
-    idx, out, plane = _layout(desc, shape)
+    """:func:`reference_pool` in ONNX ops: (OutputTensor, int64 indices, one-hot winners). The window table is
+    built in the graph (P.Windows), so the model stays small whatever the window."""
+    P.budget(desc, shape)
+    win = P.Windows(desc, list(shape[2:]))
+    out, plane = win.output, win.plane
+    index, valid = win.onnx(g)
     n, c, _ = _planes(shape)
     w, back = _onnx_working(g, v)
     dtype = g.dtype(w)
     axis = g.ints([3])
     if dtype.kind == "f":
         lowest = np.finfo(dtype).min
-        w = P.onnx_windows(g, w, shape, idx, -np.inf)
+        w = P.onnx_gather_windows(g, w, shape, index, -np.inf)
         nan = g.node("IsNaN", [w], dtype=np.bool_)
         w = g.node("Where", [nan, g.const(np.array(-np.inf, dtype)), w], dtype=dtype)
     else:
         lowest = _int_lowest(g.dtype(v))
-        w = P.onnx_windows(g, w, shape, idx, lowest)
+        w = P.onnx_gather_windows(g, w, shape, index, lowest)
     low = g.const(np.array(lowest, dtype))
     top = g.node("ReduceMax", [w, axis], keepdims=1)
-    hit = g.node("And", [g.node("Equal", [w, top], dtype=np.bool_), g.const(idx >= 0)], dtype=np.bool_)
+    hit = g.node("And", [g.node("Equal", [w, top], dtype=np.bool_), valid], dtype=np.bool_)
     hit = g.node("And", [hit, g.node("GreaterOrEqual", [w, low], dtype=np.bool_)], dtype=np.bool_)
     # The first winner has the lowest flat index: window order is row-major, as the flat index is.
-    position = g.const(np.where(idx >= 0, idx, plane))
+    position = index  # the padded index: the plane size in the padding
     sentinel = g.const(np.array(plane, np.int64))
     pick = g.node("ReduceMin", [g.node("Where", [hit, position, sentinel], dtype=np.int64), axis], keepdims=1)
     found = g.node("Less", [pick, sentinel], dtype=np.bool_)
@@ -204,21 +210,22 @@ def torch_pool(desc, torch, v):
     """:func:`reference_pool` in torch ops (torch-directml has amax but no amin: the lowest index is a negated
     amax)."""
     shape = tuple(v.shape)
-    idx, out, plane = _layout(desc, shape)
+    P.budget(desc, shape)
+    win = P.Windows(desc, list(shape[2:]))
+    out, plane = win.output, win.plane
     n, c, _ = _planes(shape)
     dev = v.device
+    position, valid = win.torch(torch, dev)  # position: the padded index, the plane size in the padding
     w, back = _torch_working(torch, v)
     if w.is_floating_point():
         lowest = float(torch.finfo(w.dtype).min)
-        w = P.torch_windows(torch, w, idx, float("-inf"))
+        w = P.torch_gather_windows(torch, w, position, float("-inf"))
         w = torch.where(torch.isnan(w), torch.full_like(w, float("-inf")), w)
     else:
         lowest = _int_lowest(torch_numpy_dtype(torch, v.dtype))
-        w = P.torch_windows(torch, w, idx, lowest)
+        w = P.torch_gather_windows(torch, w, position, lowest)
     top = torch.amax(w, dim=3, keepdim=True)
-    valid = torch.as_tensor(idx >= 0, device=dev)
     hit = (w == top) & valid & (w >= lowest)
-    position = torch.as_tensor(np.where(idx >= 0, idx, plane), device=dev)
     neg = torch.where(hit, -position, torch.full((), -plane, dtype=torch.int64, device=dev))
     pick = -torch.amax(neg, dim=3, keepdim=True)
     found = pick < plane

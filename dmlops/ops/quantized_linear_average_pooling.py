@@ -73,6 +73,7 @@ def check(desc, level) -> list[Problem]:
 def _plan(desc):
     """(window table, per-row divisor as float32 [rows] or a scalar, output spatial sizes, parameter counts)."""
     spatial = list(desc.input_tensor.sizes[2:])
+    _pooling.budget(desc, list(desc.input_tensor.sizes))
     idx = _pooling.table(desc, spatial)
     if desc.include_padding:
         divisor = np.float32(idx.shape[1])
