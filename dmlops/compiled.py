@@ -1,10 +1,17 @@
 """``dmlops.compile`` / ``dmlops.run``: validate once, lower once, run many times.
 
+With no backend named, a descriptor runs on the native DirectML backend wherever a DirectML device exists
+(``default_backend``: its semantics are DirectML's own, since the descriptor is handed to DirectML unchanged),
+and on ONNX Runtime everywhere else.
+
 Compiling an equal descriptor or graph again (same backend, device and feature level) returns the
-cached CompiledOperator, so its ONNX Runtime session or torch function is reused. The cache is bounded:
-it keeps the ``cache_size()`` most recently used compiled operators (256 unless ``set_cache_size`` says
-otherwise) and forgets the least recently used one beyond that; a forgotten operator that the caller still
-holds keeps working, and compiling it again builds it anew.
+cached CompiledOperator, so its ONNX Runtime session, torch function or DirectML program is reused. The cache is
+bounded by count and by memory: it keeps the ``cache_size()`` most recently used compiled operators (256 unless
+``set_cache_size`` says otherwise) whose device memory together stays within ``cache_budget()`` bytes (1 GiB
+unless ``set_cache_budget`` says otherwise; counted for the directml backend, whose compiled operators know what
+they hold: ``CompiledOperator.device_bytes``), and forgets the least recently used ones beyond either bound. A
+forgotten operator that the caller still holds keeps working (and keeps its memory), and compiling it again builds
+it anew; one nobody holds gives its memory back at once.
 """
 from __future__ import annotations
 
@@ -22,9 +29,15 @@ from .graph import GraphDesc
 from .types import FeatureLevel
 
 DEFAULT_CACHE_SIZE = 256
+# The native backend's compiled operators hold device memory (their buffers, DirectML's persistent and temporary
+# resources); the cache keeps at most this much of it alive. 1 GiB: a quarter of a 4 GiB GPU, the smallest that
+# DirectML machines commonly have, and far above what 256 typical operators hold (a few MiB).
+DEFAULT_CACHE_BUDGET = 1 << 30
 _CACHE: OrderedDict = OrderedDict()  # key -> CompiledOperator, least recently used first
 _CACHE_LOCK = threading.Lock()
 _CACHE_SIZE = [DEFAULT_CACHE_SIZE]
+_CACHE_BUDGET = [DEFAULT_CACHE_BUDGET]
+_CACHE_BYTES: dict = {}  # key -> device bytes of its CompiledOperator when cached (directml only)
 
 
 class Outputs(dict):
@@ -80,6 +93,23 @@ class CompiledOperator:
     def __repr__(self) -> str:
         return (f"<CompiledOperator {self._label} backend={self.backend} device={self.device} "
                 f"provider={self.provider} level={self.feature_level.short}>")
+
+    @property
+    def device_bytes(self) -> int | None:
+        """Bytes of device memory this compiled operator holds on its own (directml backend: its input/output buffer,
+        DirectML's persistent and temporary resources and its descriptors; ``notes`` itemizes them); None on the
+        other backends, whose memory dmlops cannot see."""
+        return self._runner.device_bytes if self.backend == "directml" else None
+
+    def release(self) -> None:
+        """Forget this operator in the compile cache and, on the directml backend, give its device memory back now
+        (without it, that happens once nobody holds the operator); a directml operator then refuses to run."""
+        with _CACHE_LOCK:
+            for key in [k for k, v in _CACHE.items() if v is self]:
+                del _CACHE[key]
+                _CACHE_BYTES.pop(key, None)
+        if self.backend == "directml":
+            self._runner.release()
 
     @property
     def model(self):
@@ -209,11 +239,36 @@ def _graph_of(target) -> GraphDesc:
     raise DmlOpsError(f"compile: expected an operator descriptor or a GraphDesc; got {type(target).__name__}.")
 
 
-def compile(target, backend: str = "onnxruntime", device: str | None = None, feature_level=None, *,
+def default_backend(device: str | None = None) -> str:
+    """The backend ``compile`` and ``run`` use when none is named: "directml" when ``device`` is None or a ``dml``
+    device and a DirectML device exists here for it (``dmlops.devices()``: Windows, WSL), since only the native
+    backend hands descriptors to DirectML unchanged; else "onnxruntime" (every machine without DirectML, and the
+    CPU and CUDA devices)."""
+    if device is not None and not (isinstance(device, str) and device.strip().lower().split(":")[0] == "dml"):
+        return "onnxruntime"
+    return "directml" if _native_device(device) is not None else "onnxruntime"
+
+
+def _native_device(device: str | None) -> str | None:
+    """``dml:N`` when ``device`` (None: the first) is a DirectML adapter with a DirectML device here, else None."""
+    from .backends.directml import adapters
+
+    found = [a for a in adapters.devices() if a.feature_level is not None]
+    if device is None:
+        return found[0].device if found else None
+    index = device.strip().lower().partition(":")[2]
+    if index and not index.isdigit():
+        return None  # the chosen backend reports the malformed name
+    return next((a.device for a in found if a.index == int(index or 0)), None)
+
+
+def compile(target, backend: str | None = None, device: str | None = None, feature_level=None, *,
             debug: bool = False) -> CompiledOperator:
     """Validate ``target`` (an operator descriptor or a GraphDesc) at ``feature_level`` and make it runnable on
     ``backend``:
 
+    - None (the default): "directml" where a DirectML device exists (on ``device``, or the first: dml:0), else
+      "onnxruntime" (``default_backend``);
     - "onnxruntime", "torch", "reference": lowered (ONNX graph, aten ops, NumPy), on ``device`` (None: the best
       available; "cpu", "cuda[:N]", "dml[:N]"); the level defaults to the newest;
     - "directml": handed to DirectML unchanged on ``device`` "dml:N" (None: dml:0); the level defaults to that
@@ -221,6 +276,10 @@ def compile(target, backend: str = "onnxruntime", device: str | None = None, fea
       debug layer on where it is installed.
 
     Returns a CompiledOperator; equal targets share one."""
+    if backend is None:
+        backend = default_backend(device)
+        if backend == "directml" and device is None:
+            device = _native_device(None)
     if backend not in BACKENDS:
         raise DmlOpsError(f"compile: unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}.")
     if debug and backend != "directml":
@@ -267,16 +326,25 @@ def compile(target, backend: str = "onnxruntime", device: str | None = None, fea
             raise DmlOpsError(f"{label}.{name}: {problem}")
     compiled = _build(target, graph, backend, device, level, debug)
     with _CACHE_LOCK:
-        compiled = _CACHE.setdefault(key, compiled)
+        cached = _CACHE.setdefault(key, compiled)
+        if cached is compiled and compiled.device_bytes:
+            _CACHE_BYTES[key] = compiled.device_bytes
         _CACHE.move_to_end(key)
-        _evict()
-        return compiled
+        evicted = _evict()
+    del evicted  # released outside the lock: a directml operator gives its memory back as it goes
+    return cached
 
 
-def _evict() -> None:
-    """Drop least recently used entries beyond the cache size (the caller holds _CACHE_LOCK)."""
-    while len(_CACHE) > _CACHE_SIZE[0]:
-        _CACHE.popitem(last=False)
+def _evict() -> list:
+    """Drop least recently used entries beyond the cache size or budget (the caller holds _CACHE_LOCK); returns
+    them, for the caller to let go of after releasing the lock."""
+    evicted = []
+    budget = _CACHE_BUDGET[0]
+    while _CACHE and (len(_CACHE) > _CACHE_SIZE[0] or sum(_CACHE_BYTES.values()) > budget):
+        key, value = _CACHE.popitem(last=False)
+        _CACHE_BYTES.pop(key, None)
+        evicted.append(value)
+    return evicted
 
 
 def _build(target, graph, backend, device, level, debug=False) -> CompiledOperator:
@@ -315,16 +383,20 @@ def _tensor_slots(desc):
     return [(n, td) for kind in ("input", "output") for n, td in slots(desc, kind) if td is not None]
 
 
-def run(target, inputs=None, /, *, backend: str = "onnxruntime", device: str | None = None, feature_level=None,
+def run(target, inputs=None, /, *, backend: str | None = None, device: str | None = None, feature_level=None,
         debug: bool = False, **kwargs) -> Outputs:
-    """Compile (or reuse) ``target`` and run it once: ``dmlops.run(desc, input_tensor=x, backend="torch")``."""
+    """Compile (or reuse) ``target`` and run it once: ``dmlops.run(desc, input_tensor=x, backend="torch")``
+    (no backend: ``default_backend``)."""
     return compile(target, backend, device, feature_level, debug=debug)(inputs, **kwargs)
 
 
 def clear_cache() -> None:
     """Forget every compiled operator (their sessions are released when no longer referenced)."""
     with _CACHE_LOCK:
+        dropped = list(_CACHE.values())
         _CACHE.clear()
+        _CACHE_BYTES.clear()
+    del dropped
 
 
 def cache_size() -> int:
@@ -339,7 +411,25 @@ def set_cache_size(size: int) -> None:
         raise DmlOpsError(f"set_cache_size: expected a whole number >= 0; got {size!r}.")
     with _CACHE_LOCK:
         _CACHE_SIZE[0] = size
-        _evict()
+        evicted = _evict()
+    del evicted
+
+
+def cache_budget() -> int:
+    """How many bytes of device memory the cached compiled operators may hold together (``DEFAULT_CACHE_BUDGET``
+    = 1 GiB unless set; counted for the directml backend)."""
+    return _CACHE_BUDGET[0]
+
+
+def set_cache_budget(nbytes: int) -> None:
+    """Keep cached compiled operators holding at most ``nbytes`` of device memory together; entries beyond it are
+    forgotten at once, least recently used first (one bigger than the whole budget is not kept at all)."""
+    if isinstance(nbytes, bool) or not isinstance(nbytes, int) or nbytes < 0:
+        raise DmlOpsError(f"set_cache_budget: expected a whole number of bytes >= 0; got {nbytes!r}.")
+    with _CACHE_LOCK:
+        _CACHE_BUDGET[0] = nbytes
+        evicted = _evict()
+    del evicted
 
 
 def cached_count() -> int:
@@ -348,5 +438,12 @@ def cached_count() -> int:
         return len(_CACHE)
 
 
-__all__ = ["compile", "run", "clear_cache", "cache_size", "set_cache_size", "cached_count", "CompiledOperator",
-           "Outputs", "DEFAULT_CACHE_SIZE"]
+def cached_bytes() -> int:
+    """Bytes of device memory the cached compiled operators hold together (directml backend)."""
+    with _CACHE_LOCK:
+        return sum(_CACHE_BYTES.values())
+
+
+__all__ = ["compile", "run", "default_backend", "clear_cache", "cache_size", "set_cache_size", "cache_budget",
+           "set_cache_budget", "cached_count", "cached_bytes", "CompiledOperator", "Outputs", "DEFAULT_CACHE_SIZE",
+           "DEFAULT_CACHE_BUDGET"]

@@ -9,14 +9,23 @@ without DirectML: it checks dmlops's lowerings against DirectML's answers).
 
 Results per case: ``ok``; ``mismatch`` (outside the tolerance) and ``error`` (an exception while running) fail the
 selftest; ``refused`` (the path refused the descriptor at compile time, saying why, e.g. torch-directml and UINT32
-tensors) is reported but is not a failure. Exit codes: 0 all ok, 1 a mismatch or error, 2 no path to check.
+tensors) is reported but is not a failure. One line per operator and path, under a header: the samples' ok/run
+(against the reference), the vectors' ok/run (against DirectML's answers), the result, and on the native path the
+device memory its compiled cases held (``CompiledOperator.device_bytes``); the native path's totals say what the
+compiled operators held in all and what the device holds at the end (``runtime.Queue.memory``).
+
+Exit codes: 0 all ok; 1 a mismatch or error; 2 nothing to check: no DirectML path here, a ``--path`` naming a device
+that does not exist here, or a path on which every case was refused. Bad arguments (a ``--path`` or ``--json`` file
+that cannot be used) are refused before anything runs.
 """
 from __future__ import annotations
 
 import json
+import os
 import platform
 import sys
 import time
+import weakref
 from dataclasses import asdict, dataclass
 from importlib import metadata
 
@@ -36,6 +45,12 @@ class Result:
     source: str    # "sample" or "vector"
     result: str    # "ok", "mismatch", "error" or "refused"
     detail: str = ""
+    device_bytes: int | None = None  # native path: device memory of the compiled operator (None: cached, or none)
+
+
+# Compiled operators already counted in a Result's device_bytes (a case whose descriptor another case compiled gets
+# the cached operator, whose memory is counted once).
+_COUNTED: weakref.WeakSet = weakref.WeakSet()
 
 
 def directml_paths() -> list[str]:
@@ -80,11 +95,16 @@ def _run(path: str, op: str, name: str, source: str, desc, inputs, compare) -> R
         compiled = dmlops.compile(desc, backend, device=device, feature_level=level)
     except DmlOpsError as e:
         return Result(path, op, name, source, "refused", str(e))
+    held = compiled.device_bytes
+    if held is not None and compiled in _COUNTED:
+        held = None
+    elif held is not None:
+        _COUNTED.add(compiled)
     try:
         detail = compare(compiled(inputs), desc)
     except Exception as e:  # noqa: BLE001 - a report: every failure is a row, not a crash
-        return Result(path, op, name, source, "error", f"{type(e).__name__}: {e}")
-    return Result(path, op, name, source, "mismatch" if detail else "ok", detail)
+        return Result(path, op, name, source, "error", f"{type(e).__name__}: {e}", held)
+    return Result(path, op, name, source, "mismatch" if detail else "ok", detail, held)
 
 
 def sample_results(path: str, ops) -> list[Result]:
@@ -176,13 +196,39 @@ def environment() -> dict:
             "packages": packages, "directml": native}
 
 
+RESULTS = ("ok", "mismatch", "error", "refused")
+HEADER = f"{'operator':<42} {'path':<18} {'samples':>8} {'vectors':>8} {'result':>6} {'memory':>10} {'time':>7}"
+
+
+def _bytes(n: int | None) -> str:
+    from .backends.directml.runtime import format_bytes
+
+    return "-" if n is None else format_bytes(n)
+
+
+def _row(op: str, path: str, rows: list[Result], seconds: float) -> str:
+    """One operator's line: samples ok/run, vectors ok/run, result, memory, time, then what was not ok."""
+    def ok_of(source):
+        mine = [r for r in rows if r.source == source]
+        return f"{sum(r.result == 'ok' for r in mine)}/{len(mine)}" if mine else "-"
+
+    counts = {r: sum(x.result == r for x in rows) for r in RESULTS}
+    status = "FAIL" if counts["mismatch"] or counts["error"] else "ok"
+    extra = ", ".join(f"{n} {r}" for r, n in counts.items() if n and r != "ok")
+    held = [r.device_bytes for r in rows if r.device_bytes is not None]
+    memory = _bytes(sum(held)) if held else "-"
+    return (f"{op:<42} {path:<18} {ok_of('sample'):>8} {ok_of('vector'):>8} {status:>6} {memory:>10} "
+            f"{seconds:5.1f} s" + (f"  ({extra})" if extra else ""))
+
+
 def selftest(paths: list[str], ops=None, out=print) -> list[Result]:
     """Run the selftest on ``paths`` (``"backend:device"``) for ``ops`` (operator types; None: every runnable one);
-    print one line per operator and path; return every result."""
+    print a header, then one line per operator and path; return every result."""
     from . import schema
     from .lower import runnable
 
     results = []
+    out(HEADER)
     for path in paths:
         native = parse_path(path)[0] == "directml"
         chosen = list(ops) if ops else (sorted(schema.all_schemas()) if native else runnable())
@@ -190,45 +236,146 @@ def selftest(paths: list[str], ops=None, out=print) -> list[Result]:
             start = time.perf_counter()
             rows = sample_results(path, [op]) + vector_results(path, {op})
             results += rows
-            counts = {r: sum(x.result == r for x in rows) for r in ("ok", "mismatch", "error", "refused")}
-            status = "FAIL" if counts["mismatch"] or counts["error"] else "ok"
-            extra = ", ".join(f"{n} {r}" for r, n in counts.items() if n and r != "ok")
-            out(f"{op:<42} {path:<18} {counts['ok']:>3}/{len(rows):<3} ok {status:>4}"
-                f"{'  (' + extra + ')' if extra else ''}  {time.perf_counter() - start:5.1f} s")
+            out(_row(op, path, rows, time.perf_counter() - start))
             for r in rows:
                 if r.result in ("mismatch", "error"):
                     out(f"    {r.result} {r.source} {r.case}: {r.detail[:300]}")
     return results
 
 
-def report(paths: list[str], results: list[Result]) -> dict:
-    """The JSON report: environment, paths, totals and every case."""
-    totals = {r: sum(x.result == r for x in results) for r in ("ok", "mismatch", "error", "refused")}
+def device_memory(path: str) -> dict | None:
+    """On a native path (``directml:dml:N``), what its device holds now (``runtime.Queue.memory``); else None."""
+    backend, device = parse_path(path)
+    if backend != "directml":
+        return None
+    from .backends import directml
+    from .backends.directml import runtime
+
+    index, _ = directml.choose_device(device)
+    return runtime.queue(index).memory()
+
+
+def memory_summary(path: str, results: list[Result]) -> dict | None:
+    """A native path's memory: bytes held per operator (its compiled cases together), in all, the largest compiled
+    operator, and what the device holds now; None on the other paths."""
+    device = device_memory(path)
+    if device is None:
+        return None
+    per_op: dict[str, int] = {}
+    largest = (0, "")
+    compiled = 0
+    for r in results:
+        if r.path == path and r.device_bytes is not None:
+            per_op[r.op] = per_op.get(r.op, 0) + r.device_bytes
+            compiled += 1
+            largest = max(largest, (r.device_bytes, f"{r.op} {r.case}"))
+    return {"operators": per_op, "compiled": compiled, "total_bytes": sum(per_op.values()),
+            "largest_bytes": largest[0], "largest": largest[1], "device": device}
+
+
+def memory_line(path: str, m: dict) -> str:
+    """The memory summary of a native path in words."""
+    d = m["device"]
+    heaps = d["descriptor_heaps"]
+    return (f"{path} device memory: {m['compiled']} compiled operators held {_bytes(m['total_bytes'])} in all "
+            f"(the largest {_bytes(m['largest_bytes'])}: {m['largest'] or '-'}); at the end the device holds {heaps} shader-visible descriptor heap{'s' * (heaps != 1)} "
+            f"({d['heap_descriptors']:,} descriptors; {d['descriptor_heaps_created']} made in all), "
+            f"{_bytes(d['staging_bytes'])} of staging buffers and {d['programs']} compiled operators "
+            f"({_bytes(d['program_bytes'])})")
+
+
+def report(paths: list[str], results: list[Result], memory: dict | None = None) -> dict:
+    """The JSON report: environment, paths, totals, every case, and the native paths' memory (``memory_summary``)."""
+    totals = {r: sum(x.result == r for x in results) for r in RESULTS}
     return {"tool": "dmlops selftest", "environment": environment(), "paths": paths, "totals": totals,
-            "cases": [asdict(r) for r in results]}
+            "memory": memory or {}, "cases": [asdict(r) for r in results]}
+
+
+def check_path(text: str) -> str:
+    """``text`` as ``backend[:device]``, once the device exists here; DmlOpsError in one line otherwise."""
+    backend, device = parse_path(text)
+    try:
+        if backend == "directml":
+            from .backends import directml
+
+            directml.choose_device(device)
+        elif backend == "onnxruntime":
+            from .backends import onnxruntime as ort_backend
+
+            ort_backend.choose_device(device)
+        elif backend == "torch":
+            from .backends import torch as torch_backend
+
+            torch_backend.choose_device(device)
+        else:
+            from .backends import reference
+
+            reference.choose_device(device)
+    except ImportError as e:
+        raise DmlOpsError(f"selftest: path {text!r}: the {backend} backend cannot be used here ({e}).") from None
+    except DmlOpsError as e:
+        lines = str(e).strip().splitlines()
+        more = " ('dmlops devices' says where dmlops looked for DirectML)" if len(lines) > 1 else ""
+        raise DmlOpsError(f"selftest: path {text!r} does not exist here: {lines[0]}{more}") from None
+    return f"{backend}:{device}" if device else backend
+
+
+def check_report_file(name: str) -> None:
+    """Refuse a ``--json`` file that cannot be written, before the run (nothing is left behind by the check)."""
+    existed = os.path.exists(name)
+    try:
+        if os.path.isdir(name):
+            raise IsADirectoryError(21, "is a folder")
+        with open(name, "a", encoding="utf-8"):
+            pass
+    except OSError as e:
+        raise DmlOpsError(f"selftest --json {name}: cannot write the report there ({e.strerror or e}); name a file "
+                          "in a folder that exists and is writable.") from None
+    if not existed:
+        os.remove(name)
 
 
 def main(paths: list[str] | None, ops, json_file: str | None, out=print) -> int:
-    """``dmlops selftest``: returns the exit code (0 all ok, 1 a mismatch or error, 2 no path to check)."""
+    """``dmlops selftest``: returns the exit code (0 all ok, 1 a mismatch or error, 2 nothing checked); bad
+    arguments raise DmlOpsError before anything runs."""
     from . import schema
 
     ops = [schema.get(op).operator_type for op in ops] if ops else None
-    paths = [f"{b}:{d}" if d else b for b, d in map(parse_path, paths)] if paths else directml_paths()
+    paths = [check_path(p) for p in paths] if paths else directml_paths()
+    if json_file:
+        check_report_file(json_file)
     if not paths:
         out("dmlops selftest: no DirectML path here (no onnxruntime-directml DML provider, no torch-directml, no "
             "native DirectML device: 'dmlops devices' says why); --path onnxruntime:cpu checks dmlops's lowerings "
             "against DirectML's answers without DirectML.")
         return 2
     out(f"checking {', '.join(paths)} against the reference (samples) and DirectML's answers (vectors)")
+    _COUNTED.clear()
     results = selftest(paths, ops, out)
-    doc = report(paths, results)
+    memory = {p: m for p in paths if (m := memory_summary(p, results)) is not None}
+    doc = report(paths, results, memory)
     if json_file:
-        with open(json_file, "w", encoding="utf-8") as f:
-            json.dump(doc, f, indent=1)
+        try:
+            with open(json_file, "w", encoding="utf-8") as f:
+                json.dump(doc, f, indent=1)
+        except OSError as e:
+            raise DmlOpsError(f"selftest --json {json_file}: cannot write the report ({e.strerror or e}).") from None
         out(f"report written to {json_file}")
     t = doc["totals"]
     out(f"{t['ok']} ok, {t['mismatch']} mismatch, {t['error']} error, {t['refused']} refused")
-    return 1 if t["mismatch"] or t["error"] else 0
+    for p, m in memory.items():
+        out(memory_line(p, m))
+    unchecked = [p for p in paths if not any(r.path == p and r.result != "refused" for r in results)]
+    for p in unchecked:
+        refused = [r for r in results if r.path == p]
+        why = (f"all {len(refused)} of its cases were refused (first: {refused[0].op} {refused[0].case}: "
+               f"{refused[0].detail.strip().splitlines()[0] if refused[0].detail.strip() else '-'})"
+               if refused else "it has no case to run")
+        out(f"dmlops selftest: {p} checked nothing: {why}")
+    if t["mismatch"] or t["error"]:
+        return 1
+    return 2 if unchecked else 0
 
 
-__all__ = ["Result", "directml_paths", "parse_path", "selftest", "report", "environment", "main"]
+__all__ = ["Result", "directml_paths", "parse_path", "check_path", "check_report_file", "selftest", "report",
+           "memory_summary", "device_memory", "environment", "main"]

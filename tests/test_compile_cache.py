@@ -1,4 +1,5 @@
-"""The compile cache is bounded (least recently used first out) and ONNX Runtime sessions add no threads.
+"""The compile cache is bounded (least recently used first out) and ONNX Runtime sessions add no threads. The bound by
+device memory (the native backend's) is tested with the fake DirectML in tests/test_directml_memory.py.
 
 Counts, not times: thousands of distinct compiled descriptors must leave the cache at its size and the process's
 thread count where it was.
@@ -25,6 +26,7 @@ def small_cache():
     compiled.clear_cache()
     yield
     compiled.set_cache_size(compiled.DEFAULT_CACHE_SIZE)
+    compiled.set_cache_budget(compiled.DEFAULT_CACHE_BUDGET)
     compiled.clear_cache()
 
 
@@ -53,6 +55,16 @@ def test_set_cache_size_shrinks_at_once_and_refuses_nonsense(small_cache):
     for bad in (-1, 2.5, True, "3"):
         with pytest.raises(dmlops.DmlOpsError, match=r"^set_cache_size: expected a whole number >= 0; got "):
             compiled.set_cache_size(bad)
+
+
+def test_set_cache_budget_refuses_nonsense_and_reports_its_bytes(small_cache):
+    for bad in (-1, 2.5, True, "3"):
+        with pytest.raises(dmlops.DmlOpsError, match=r"^set_cache_budget: expected a whole number of bytes >= 0; got "):
+            compiled.set_cache_budget(bad)
+    assert compiled.cache_budget() == compiled.DEFAULT_CACHE_BUDGET == 1 << 30
+    dmlops.compile(identity(1), "reference")
+    assert compiled.cached_bytes() == 0  # the reference backend's operators hold no device memory dmlops counts
+    assert dmlops.compile(identity(1), "reference").device_bytes is None
 
 
 def _threads() -> int:

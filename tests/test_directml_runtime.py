@@ -353,11 +353,14 @@ def test_notes_say_what_was_loaded_and_whether_the_debug_layer_is_on(fake):
     s = module("ELEMENT_WISE_ADD").SAMPLES[0]
     op = dmlops.compile(s.desc, "directml", debug=True)
     assert op.notes[0] == "DirectML native backend"
-    assert op.notes[1] == ("debug=True asked for, but the DirectML debug layer is not available (DMLCreateDevice "
+    assert op.notes[1] == ("semantics are DirectML's own: the descriptor is handed to DirectML unchanged "
+                           "(CreateOperator, CompileOperator; CompileGraph for a graph)")
+    assert op.notes[2].startswith("device memory held by this operator: ")
+    assert op.notes[3] == ("debug=True asked for, but the DirectML debug layer is not available (DMLCreateDevice "
                            "with DML_CREATE_DEVICE_FLAG_DEBUG failed with HRESULT 0x887A002D "
                            "(DXGI_ERROR_SDK_COMPONENT_MISSING: an SDK component is missing or mismatched)); running "
                            "without it")
-    assert "DMLOPS_D3D12_DEBUG=1" in op.notes[2]
+    assert "DMLOPS_D3D12_DEBUG=1" in op.notes[4]
     assert op.provider == "DirectML (Fake DirectML GPU)"
     assert dmlops.compile(s.desc, "directml") is not op  # debug and plain are cached apart
 
@@ -366,7 +369,7 @@ def test_debug_layer_on_where_installed(fake):
     fake(debug_layer=True)
     s = module("ELEMENT_WISE_ADD").SAMPLES[0]
     op = dmlops.compile(s.desc, "directml", debug=True)
-    assert op.notes[1] == "DirectML debug layer on (DML_CREATE_DEVICE_FLAG_DEBUG)"
+    assert op.notes[3] == "DirectML debug layer on (DML_CREATE_DEVICE_FLAG_DEBUG)"
     _close(op(s.inputs), dmlops.run(s.desc, s.inputs, backend="reference"), 0, 0)
 
 
@@ -391,6 +394,24 @@ def test_selftest_finds_the_native_device_and_checks_every_operator(fake, tmp_pa
     refused_again = [c for c in doc["cases"] if c["detail"].startswith("refused as by DirectML")]
     assert len(refused_again) == 7 and {c["op"] for c in refused_again} == {"ADAM_OPTIMIZER"}
     assert all(c["result"] == "ok" for c in refused_again)
+    # memory: each compiled operator's bytes once (a case whose descriptor another case compiled adds none), per
+    # operator on its line and in the report, in all in the last line
+    memory = doc["memory"]["directml:dml:0"]
+    held = {}
+    for c in doc["cases"]:
+        if c["device_bytes"] is not None:
+            held[c["op"]] = held.get(c["op"], 0) + c["device_bytes"]
+    assert memory["operators"] == held and set(held) == {"GRU", "ADAM_OPTIMIZER", "ELEMENT_WISE_ADD"}
+    assert memory["total_bytes"] == sum(held.values()) > 0
+    assert memory["device"]["descriptor_heaps"] == memory["device"]["descriptor_heaps_created"] == 1
+    from dmlops.backends.directml.runtime import format_bytes
+
+    rows = {l.split()[0]: l for l in lines[2:5]}
+    for op, n in held.items():
+        assert rows[op].split()[5:7] == format_bytes(n).split()
+    assert lines[-1].startswith(f"directml:dml:0 device memory: {memory['compiled']} compiled operators held "
+                                f"{format_bytes(memory['total_bytes'])} in all (the largest ")
+    assert "at the end the device holds 1 shader-visible descriptor heap (65,536 descriptors; 1 made in all)" in lines[-1]
     # An operator without a dmlops reference runs too (vectors only). The fake cannot compute it and leaves its
     # output untouched (zeros): the selftest must call that a mismatch against DirectML's answers. Every operator
     # has a reference now; LP_NORMALIZATION's module stripped of it stands for one that has none.
@@ -405,7 +426,7 @@ def test_selftest_finds_the_native_device_and_checks_every_operator(fake, tmp_pa
         monkeypatch.setattr(where, "module", lambda op: stripped if op == "LP_NORMALIZATION" else real(op))
     lines = []
     assert selftest.main(["directml:dml:0"], ["LP_NORMALIZATION"], None, out=lines.append) == 1
-    assert " FAIL" in lines[1] and lines[2].startswith("    mismatch vector float32_axis1_p2: OutputTensor")
+    assert " FAIL " in lines[2] and lines[3].startswith("    mismatch vector float32_axis1_p2: OutputTensor")
 
 
 def test_selftest_flags_a_descriptor_that_runs_where_directml_refused_it(fake, monkeypatch):

@@ -1,8 +1,11 @@
 """`dmlops selftest`: every DirectML path against the reference and DirectML's answers. No DirectML here, so the
 same machinery is checked on the CPU paths (``--path``), with a broken lowering and a refusal simulated."""
 import json
+import re
 import subprocess
 import sys
+
+import pytest
 
 import dmlops
 from dmlops import selftest
@@ -13,12 +16,22 @@ def test_a_cpu_path_agrees_with_directml_and_writes_the_report(tmp_path):
     lines, report = [], tmp_path / "r.json"
     assert selftest.main(["onnxruntime:cpu"], ["ELEMENT_WISE_ADD", "gru"], str(report), out=lines.append) == 0
     assert lines[0] == "checking onnxruntime:cpu against the reference (samples) and DirectML's answers (vectors)"
-    assert lines[1].startswith("ELEMENT_WISE_ADD") and lines[1].split()[1:3] == ["onnxruntime:cpu", "46/46"]
     doc = json.loads(report.read_text())
     assert doc["paths"] == ["onnxruntime:cpu"] and doc["environment"]["packages"]["numpy"] == __import__("numpy").__version__
     sources = {(c["op"], c["source"]) for c in doc["cases"]}
     assert {("GRU", "sample"), ("GRU", "vector"), ("ELEMENT_WISE_ADD", "vector")} <= sources
     assert doc["totals"] == {"ok": len(doc["cases"]), "mismatch": 0, "error": 0, "refused": 0}
+    # the columns have a header; samples (against the reference) and vectors (against DirectML's answers) apart
+    assert lines[1].split() == ["operator", "path", "samples", "vectors", "result", "memory", "time"]
+    n = {src: sum(c["op"] == "ELEMENT_WISE_ADD" and c["source"] == src for c in doc["cases"]) for src in ("sample", "vector")}
+    assert n["sample"] and n["vector"]
+    row = lines[2].split()
+    assert row[:6] == ["ELEMENT_WISE_ADD", "onnxruntime:cpu", f"{n['sample']}/{n['sample']}",
+                       f"{n['vector']}/{n['vector']}", "ok", "-"]  # no memory figure off the native path
+    assert lines[1].index("samples") < lines[1].index("vectors")
+    assert lines[2].index(f"{n['vector']}/{n['vector']}") + len(f"{n['vector']}/{n['vector']}") == \
+        lines[1].index("vectors") + len("vectors")  # right-aligned under its header
+    assert doc["memory"] == {} and all(c["device_bytes"] is None for c in doc["cases"])
 
 
 def test_a_wrong_lowering_is_a_mismatch_and_exit_1(monkeypatch):
@@ -31,7 +44,7 @@ def test_a_wrong_lowering_is_a_mismatch_and_exit_1(monkeypatch):
         assert selftest.main(["torch:cpu"], ["ELEMENT_WISE_ADD"], None, out=lines.append) == 1
     finally:
         clear_cache()
-    assert " FAIL" in lines[1]
+    assert " FAIL " in lines[2]
     assert any(l.startswith("    mismatch vector ") and "OutputTensor" in l for l in lines)
     assert any(l.startswith("    mismatch sample ") and "outside atol" in l for l in lines)
 
@@ -60,3 +73,55 @@ def test_the_command_rejects_an_unknown_backend_without_a_traceback():
     r = subprocess.run([sys.executable, "-m", "dmlops", "selftest", "--path", "cuda"], capture_output=True, text=True)
     assert r.returncode == 2 and "Traceback" not in r.stderr
     assert "selftest: unknown backend 'cuda' in path 'cuda'; choose one of onnxruntime, torch, reference" in r.stderr
+
+
+def test_a_named_path_that_does_not_exist_is_refused_before_the_run():
+    for path, why in (("onnxruntime:nope", "onnxruntime: unknown device 'nope'; use 'cpu', 'cuda[:N]' or 'dml[:N]'."),
+                      ("directml:cpu", "directml: runs on DirectML devices only (dml:N); got device 'cpu'."),
+                      ("reference:cuda", "reference: runs on the CPU only; got device 'cuda' (available: cpu).")):
+        lines = []
+        with pytest.raises(dmlops.DmlOpsError, match=rf"^selftest: path '{re.escape(path)}' does not exist here: "
+                                                     rf"{re.escape(why)}"):
+            selftest.main([path], ["ELEMENT_WISE_IDENTITY"], None, out=lines.append)
+        assert lines == []  # nothing ran
+
+
+def test_the_command_exits_2_in_one_line_for_a_path_that_does_not_exist(tmp_path):
+    """Issue 20: these checked nothing and exited 0."""
+    for path in ("onnxruntime:nope", "directml:cpu", "torch:cuda:7", "directml:dml:3"):
+        r = subprocess.run([sys.executable, "-m", "dmlops", "selftest", "--path", path, "--op", "ELEMENT_WISE_IDENTITY"],
+                           capture_output=True, text=True)
+        assert r.returncode == 2 and r.stdout == "", (path, r)
+        assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+        assert r.stderr.startswith(f"dmlops: error: selftest: path '{path}' does not exist here: ")
+    assert "('dmlops devices' says where dmlops looked for DirectML)" in r.stderr  # dml:3: DirectML's long reason
+
+
+def test_a_path_that_checked_nothing_exits_2(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise dmlops.DmlOpsError("refused: simulated\nsecond line")
+
+    monkeypatch.setattr(dmlops, "compile", refuse)
+    lines = []
+    assert selftest.main(["reference"], ["ELEMENT_WISE_IDENTITY"], None, out=lines.append) == 2
+    n = int(re.search(r"(\d+) refused$", lines[-2]).group(1))
+    assert n > 0 and lines[-1] == (f"dmlops selftest: reference checked nothing: all {n} of its cases were refused "
+                                   "(first: ELEMENT_WISE_IDENTITY " + lines[-1].split("(first: ELEMENT_WISE_IDENTITY ")[1])
+    assert lines[-1].endswith(": refused: simulated)")
+
+
+def test_the_report_file_is_checked_before_the_run(tmp_path):
+    """Issue 20: --json naming a folder gave a traceback after the whole run."""
+    for target, why in ((tmp_path, "is a folder"), (tmp_path / "missing" / "r.json", "No such file or directory")):
+        r = subprocess.run([sys.executable, "-m", "dmlops", "selftest", "--path", "reference", "--op",
+                            "ELEMENT_WISE_IDENTITY", "--json", str(target)], capture_output=True, text=True)
+        assert r.returncode == 2 and r.stdout == "" and "Traceback" not in r.stderr, r
+        assert re.fullmatch(rf"dmlops: error: selftest --json {re.escape(str(target))}: cannot write the report there "
+                            rf"\(({why})\); name a file in a folder that exists and is writable\.\n", r.stderr), r.stderr
+    fresh = tmp_path / "fresh.json"
+    selftest.check_report_file(str(fresh))
+    assert not fresh.exists()  # the check leaves nothing behind
+    kept = tmp_path / "old.json"
+    kept.write_text("{}")
+    selftest.check_report_file(str(kept))
+    assert kept.read_text() == "{}"  # nor truncates an old report before the run

@@ -66,13 +66,17 @@ def data_type_problems(graph, adapter) -> list[str]:
 
 def build(target, graph, index: int, level: FeatureLevel, debug: bool = False):
     """(runner, notes): a ``runtime.Program`` for ``target`` on ``dml:<index>``, and notes saying which files were
-    loaded and whether the debug layer is on."""
+    loaded, that the semantics are DirectML's own, how much device memory the operator holds, and whether the debug
+    layer is on."""
     from . import libraries, runtime
 
     program = runtime.Program(target, graph, index, level, debug)
     loaded = libraries.loaded_paths()
     notes = ["DirectML native backend" + ("; loaded " + ", ".join(f"{k}: {p}" for k, p in sorted(loaded.items()))
-                                          if loaded else "")]
+                                          if loaded else ""),
+             "semantics are DirectML's own: the descriptor is handed to DirectML unchanged (CreateOperator, "
+             "CompileOperator; CompileGraph for a graph)",
+             program.memory_note()]
     if debug:
         q = program.queue
         notes.append("DirectML debug layer on (DML_CREATE_DEVICE_FLAG_DEBUG)" if q.debug_dml is not None
