@@ -792,3 +792,34 @@ def test_missing_tensors_never_raise(op):
 @pytest.mark.parametrize("rank", [1, 2, 3, 5, 9])
 def test_wrong_ranks_never_raise(op, rank):
     assert_wrong_ranks_never_raise(VALID[op], rank, ("FLOAT32",))
+
+# ---------------------------------------------------------------- outputs one element longer (ceil mode)
+@pytest.mark.parametrize("cls", ["AveragePooling", "AveragePooling1", "LpPooling", "LpPooling1", "MaxPooling",
+                                 "MaxPooling1", "MaxPooling2"])
+def test_an_output_one_longer_than_the_formula_is_refused(cls):
+    """DirectML accepts an output one element longer (ONNX's ceil_mode; issue 20 counts 40 such descriptors), but
+    what it writes there is recorded nowhere: dmlops refuses it (dmlops/ops/_pooling.py) and the same windows are
+    reachable with EndPadding + 1, which MAX pooling reads as padding. 5 x 5, window 2, stride 2: 2 x 2 by the
+    formula, 3 x 3 with ceil_mode."""
+    from dmlops.ops import _avg_lp_pooling as A
+
+    cls = getattr(dmlops, cls)
+    extra = {"p": 2} if "Lp" in cls.__name__ else {} if "Max" in cls.__name__ else {"include_padding": False}
+    if "dilations" in cls.FIELD_NAMES and "Lp" not in cls.__name__ and "Average" not in cls.__name__:
+        extra["dilations"] = (1, 1)
+    longer = A.sample_desc(cls, (1, 1, 5, 5), (1, 1, 3, 3), window=(2, 2), strides=(2, 2), **extra)
+    op = longer.OPERATOR_TYPE
+    assert messages(longer, "6.2") == [
+        f"{op}.OutputTensor: Sizes [1, 1, 3, 3] do not match {{BatchCount, ChannelCount, OutputHeight, OutputWidth}} "
+        "= [1, 1, 2, 2]."]
+    padded = A.sample_desc(cls, (1, 1, 5, 5), (1, 1, 3, 3), window=(2, 2), strides=(2, 2), end=(1, 1), **extra)
+    assert messages(padded, "6.2") == []
+    if "Max" in cls.__name__:  # the windows of ceil_mode: torch's max_pool2d(ceil_mode=True) is the oracle
+        torch = pytest.importorskip("torch")
+        import numpy as np
+
+        x = np.random.default_rng(3).standard_normal((1, 1, 5, 5)).astype(np.float32)
+        want = torch.nn.functional.max_pool2d(torch.from_numpy(x), 2, 2, ceil_mode=True).numpy()
+        for backend in ("reference", "onnxruntime", "torch"):
+            got = dmlops.run(padded, {"InputTensor": x}, backend=backend)["OutputTensor"]
+            np.testing.assert_array_equal(got, want, err_msg=backend)

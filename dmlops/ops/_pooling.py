@@ -12,6 +12,16 @@ Every backend reads the input through the same table (a Gather over the flattene
 one extra element holding ``fill``), so asymmetric padding, dilations and IncludePadding need no per-framework
 pooling op whose padding rules differ from DirectML's.
 
+Output extents one element longer than the formula (what ONNX's ceil_mode asks for: onnxruntime's DirectML provider
+computes 1 + (PaddedSize - DilatedWindow) / Stride + (ceil_mode and a remainder), then hands DirectML the same
+padding) are refused by dmlops's validator, although DirectML accepted 40 such pooling descriptors (issue 20: AVERAGE,
+LP and MAX pooling, their gradients, QUANTIZED_LINEAR_AVERAGE_POOLING). What DirectML writes to the extra elements is
+not recorded anywhere (no vector has such a descriptor, the pages give only the floor formula): a window running past
+EndPadding could read that part as padding (ONNX's ceil_mode), or count it in an IncludePadding divisor, or read
+memory. Refusing what DirectML accepts is the lesser evil than computing values it may not compute; the same result
+is reachable without it, where it is well defined: add the missing (Stride - remainder) elements to EndPadding, which
+MAX pooling and IncludePadding FALSE average pooling read as padding (tests/test_rules_pooling_resample.py).
+
 The table has rows x window entries (a window of a whole [2**15, 2**13] plane: 2**28), so ONNX models and torch
 lowerings do not carry it: :class:`Windows` keeps one small [output, window] position array per dimension and
 each backend builds the table from them at run time (an Add / And / Where broadcast, :meth:`Windows.onnx`,
