@@ -73,6 +73,15 @@ def devices():
     return _devices()
 
 
+def check_model(model, feature_level=None, device=None, **options):
+    """Check an ONNX model (a path or an onnx.ModelProto) against ONNX Runtime's DirectML provider, node by node:
+    where each node runs at ``feature_level`` (or on ``device`` "dml:N") and why; returns a ModelReport (see
+    dmlops.check.check_model for ``cpu_fallback``, ``float16``, ``float64``)."""
+    from .check import check_model as _check_model
+
+    return _check_model(model, feature_level, device, **options)
+
+
 def __getattr__(name: str):
     # Descriptor classes and enums (CapWords names) load on first use: creating 177 dataclasses
     # costs ~0.1 s. Lower-case names are submodules and must not trigger this.
@@ -98,6 +107,6 @@ def __dir__():
 __all__ = [
     "DataType", "FeatureLevel", "TensorFlags", "TensorDesc", "ScaleBias", "Size2D",
     "DmlOpsError", "DescriptorError", "ValidationError", "Problem",
-    "problems", "validate", "from_json", "to_json", "load", "compile", "run",
+    "problems", "validate", "from_json", "to_json", "load", "compile", "run", "check_model",
     "GraphBuilder", "GraphDesc", "InputEdge", "IntermediateEdge", "OutputEdge",
 ]

@@ -11,6 +11,9 @@
     dmlops selftest [--path B[:D]] [--op OP] [--json FILE]
                                                      every DirectML path here against the reference and
                                                      DirectML's answers; exit 1 on a mismatch
+    dmlops check MODEL.onnx|FOLDER ... [--feature-level X | --device dml:N] [--json FILE] [--html FILE]
+                                                     will the models run on ONNX Runtime's DirectML provider?
+                                                     node by node; exit 1 when a node falls back or fails
 
 Bad input (unknown operator, malformed file, bad feature level) prints a one-line error and exits 2;
 no traceback is shown.
@@ -213,6 +216,9 @@ def build_parser() -> argparse.ArgumentParser:
     st.add_argument("--op", action="append", metavar="OP", help="only this operator type (repeatable)")
     st.add_argument("--json", metavar="FILE", dest="json_file", help="also write a JSON report for bug reports")
     st.set_defaults(func=cmd_selftest)
+    from .check.command import add_parser as add_check_parser
+
+    add_check_parser(sub, _level, level_help)
     # The description names the commands that exist, so it cannot promise one that does not (it once said "run").
     p.description = f"{p.description} Commands: {', '.join(sub.choices)}; 'dmlops COMMAND --help' for each."
     return p

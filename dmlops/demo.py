@@ -185,6 +185,7 @@ def train(out, backend: str, device: str | None, steps: int = 60, n: int = 256, 
     """Train the MLP for ``steps`` Adam steps; return the losses and the final training accuracy."""
     graph = training_step_graph(n, d, h, lr)
     op = dmlops.compile(graph, backend, device=device, feature_level="5.0")
+    out("  dmlops check of its ONNX model: " + dmlops.check_model(op.model, feature_level="5.0").headline())
     x, y = dataset(n, d, seed)
     rng = np.random.default_rng(seed + 1)
     state = {"w1_param": (rng.standard_normal((1, 1, d, h)) * np.sqrt(2 / d)).astype(np.float32),
