@@ -209,8 +209,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     st = sub.add_parser("selftest", help="check every DirectML path here against the reference and DirectML's answers",
                         description="Run every runnable operator's samples and DirectML's own answers on each DirectML "
-                                    "path present (onnxruntime with the DML provider, torch-directml). Exit 0 when all "
-                                    "agree, 1 on a mismatch or error, 2 when there is no path to check.")
+                                    "path present (onnxruntime with the DML provider, torch-directml, native DirectML "
+                                    "devices); on the native path, say how much device memory each operator held. "
+                                    "Exit 0 when all agree, 1 on a mismatch or error, 2 when nothing was checked (no "
+                                    "path here, a --path whose device does not exist, every case refused).")
     st.add_argument("--path", action="append", metavar="BACKEND[:DEVICE]",
                     help="check this path instead of the DirectML paths found (repeatable), e.g. onnxruntime:cpu")
     st.add_argument("--op", action="append", metavar="OP", help="only this operator type (repeatable)")
