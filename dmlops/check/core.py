@@ -168,10 +168,10 @@ def _inlined(proto, inline: dict, origins: dict[str, str]):
             continue
         prefix = node.name or f"{node.op_type}_{i}"
         body = _provider.expand(node, fp, prefix)
-        origin = origins.get(node.name, f"{node.op_type} node {i} {node.name!r}" if node.name else
-                             f"{node.op_type} node {i}")
+        origin = origins.get(node.name) or "inlined from " + (f"{node.op_type} node {i} {node.name!r}" if node.name
+                                                              else f"{node.op_type} node {i}")
         for m in body:
-            origins[m.name] = f"inlined from {origin}"
+            origins[m.name] = origin
         nodes.extend(body)
     del out.graph.node[:]
     out.graph.node.extend(nodes)

@@ -158,8 +158,14 @@ def function_body(node, schema, opset: int, types: dict[str, str]):
     if schema is None:
         return None
     data = None
+    static = schema.has_function
+    versions = schema.function_opset_versions if static else schema.context_dependent_function_opset_versions
+    usable = [v for v in versions if v <= opset]  # the body written for the newest opset not above the model's
+    if not usable:
+        return None
+    opset = max(usable)
     try:
-        if schema.has_function:
+        if static:
             data = schema.get_function_with_opset_version(opset)
         elif schema.has_context_dependent_function:
             tps = []
