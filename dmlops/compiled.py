@@ -203,7 +203,8 @@ class CompiledOperator:
             result = [v.as_strided(td.sizes, td.strides) if tensors.is_strided(td) else v
                       for td, v in zip(self._out_descs, outs)]
         else:
-            result = [tensors.numpy_output(td, v.cpu().numpy()) for td, v in zip(self._out_descs, outs)]
+            result = [self._runner.to_numpy(self._path(n), td, v)
+                      for n, td, v in zip(self.output_names, self._out_descs, outs)]
         return self._outputs(zip(self.output_names, result))
 
 

@@ -1,32 +1,24 @@
-"""torch-directml never crashes the process and never falls back silently (issue 9, part 5).
+"""torch-directml's registered aten overloads and dmlops's refusals there (issue 9, part 5; issue 23).
 
-There is no torch-directml here, so each torch lowering runs on the CPU as it would on a ``dml`` device (FLOAT16
-computed as FLOAT16) under a TorchDispatchMode that records every aten overload it dispatches; each must be one
-torch-directml registers (dmlops/data/torch_directml_ops.txt, a verbatim copy of ../shared/reference/), with no
-float64 tensor (unless the descriptor has FLOAT64 tensors), no uint16/uint32/uint64 tensor and nothing above 5
-dimensions. Descriptors torch-directml cannot run are refused at compile time, and its CPU-fallback warning is an error.
+dmlops/data/torch_directml_ops.txt (a verbatim copy of ../shared/reference/) says which aten overloads torch-directml
+runs on DirectML; descriptors it cannot compute are refused at compile time, and its CPU-fallback warning is an
+error. Every sample and vector runs through a double of torch-directml in test_torch_directml_double.py.
 """
 import filecmp
 import warnings
 from pathlib import Path
 
-import numpy as np
 import pytest
 import torch
 
 import dmlops
 from dmlops.backends import torch as torch_backend
-from dmlops.backends.torch_directml_ops import LIST, MAX_RANK, recorder, registered, runs_on_directml
+from dmlops.backends.torch_directml_ops import LIST, recorder, registered, runs_on_directml
 from dmlops.graph import GraphDesc
-from dmlops.lower import runnable
-from dmlops.ops import module
-from dmlops.sample import float16_variant
-from dmlops.types import FeatureLevel
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "reference" / "torch_directml_ops.txt"
 T = dmlops.TensorDesc
 aten = torch.ops.aten
-BANNED = {torch.uint16, torch.uint32, torch.uint64}
 
 
 @pytest.mark.skipif(not SHARED.is_file(), reason="../shared/reference is not present")
@@ -56,83 +48,35 @@ def _simulated(graph):
     return torch_backend.Runner(graph, "dml:0", torch.device("cpu"), upcast_float16=False)
 
 
-def _tds(desc):
-    for value in desc.tensors().values():
-        yield from (v for v in (value if isinstance(value, tuple) else (value,)) if v is not None)
-
-
-def _dispatch_problems(graph, inputs: dict) -> list[str]:
-    runner = _simulated(graph)
-    feed = [runner.to_device(n, td, inputs[n]) for n, td in zip(graph.input_names, graph.input_descs())]
-    rec = recorder()
-    with rec:
-        runner(feed)
-    float64 = any(td.data_type.name == "FLOAT64" for node in graph.nodes for td in _tds(node))
-    out = sorted({f"{op} is not registered by torch-directml" for op in rec.ops if not runs_on_directml(op)})
-    if torch.float64 in rec.dtypes and not float64:
-        out.append("float64 intermediates")
-    out += [f"{d} tensors" for d in sorted(map(str, rec.dtypes & BANNED))]
-    if rec.max_rank > MAX_RANK:
-        out.append(f"a tensor of {rec.max_rank} dimensions")
-    return out
-
-
-def _samples():
-    for op in sorted(runnable()):
-        items = []
-        for s in module(op).SAMPLES:
-            items.append(s)
-            variant = float16_variant(s, FeatureLevel.latest())
-            if variant is not None:
-                items.append(variant)
-        yield pytest.param(items, id=op)
-
-
-@pytest.mark.parametrize("samples", list(_samples()))
-def test_every_sample_runs_only_torch_directml_ops_or_is_refused_at_compile_time(samples):
-    found = {}
-    for s in samples:
-        graph = GraphDesc.single(s.desc)
-        refused = torch_backend.descriptor_problems(graph)
-        if refused:
-            with pytest.raises(dmlops.DmlOpsError, match="^torch-directml cannot run this safely: "):
-                torch_backend.build(graph, "dml:0", torch.device("cpu"))
-            continue
-        problems = _dispatch_problems(graph, s.inputs)
-        if problems:
-            found[s.name] = problems
-    assert found == {}
-
-
-def test_unsigned_and_64_bit_integers_are_refused_at_compile_time_on_torch_directml():
-    desc = dmlops.ElementWiseAdd(a_tensor=T("UINT32", [4]), b_tensor=T("UINT32", [4]), output_tensor=T("UINT32", [4]))
-    with pytest.raises(dmlops.DmlOpsError) as e:
+def test_descriptors_torch_directml_cannot_compute_are_refused_at_compile_time_with_the_reason():
+    # (Every sample and vector through the torch-directml double, refusals included: test_torch_directml_double.py.)
+    desc = dmlops.ElementWiseAdd(a_tensor=T("UINT64", [4]), b_tensor=T("UINT64", [4]), output_tensor=T("UINT64", [4]))
+    with pytest.raises(dmlops.DmlOpsError, match=r"^torch-directml cannot run this safely: ELEMENT_WISE_ADD\.ATensor: "
+                                                 r"DataType UINT64; torch-directml computes 64-bit integers in 32 bits"):
         torch_backend.build(GraphDesc.single(desc), "dml:0", torch.device("cpu"))
-    assert str(e.value) == (
-        "torch-directml cannot run this safely: ELEMENT_WISE_ADD.ATensor: DataType UINT32: torch-directml aborts the "
-        "process on uint32 tensors. ELEMENT_WISE_ADD.BTensor: DataType UINT32: torch-directml aborts the process on "
-        "uint32 tensors. ELEMENT_WISE_ADD.OutputTensor: DataType UINT32: torch-directml aborts the process on uint32 "
-        "tensors. The onnxruntime backend (DirectML provider) has no such limits.")
-    desc = dmlops.ElementWiseIdentity(input_tensor=T("INT64", [2]), output_tensor=T("INT64", [2]))
-    with pytest.raises(dmlops.DmlOpsError, match=r"ELEMENT_WISE_IDENTITY\.InputTensor: DataType INT64: torch-directml "
-                                                 r"stores int64 tensors in 32 bits \(values beyond int32 come back "
-                                                 r"truncated\)\."):
-        torch_backend.build(GraphDesc.single(desc), "dml:0", torch.device("cpu"))
+    # UINT32 travels in int32 there; an index tensor may be INT64.
+    ok = dmlops.ElementWiseAdd(a_tensor=T("UINT32", [4]), b_tensor=T("UINT32", [4]), output_tensor=T("UINT32", [4]))
+    assert torch_backend.descriptor_problems(GraphDesc.single(ok)) == []
+    gather = dmlops.Gather(input_tensor=T("FLOAT32", [3]), indices_tensor=T("INT64", [2]),
+                           output_tensor=T("FLOAT32", [2]), axis=0, index_dimensions=1)
+    assert torch_backend.descriptor_problems(GraphDesc.single(gather)) == []
 
 
-def test_ranks_above_five_and_3d_convolution_are_refused_at_compile_time_on_torch_directml():
-    desc = dmlops.ActivationRelu(input_tensor=T("FLOAT32", [1] * 6), output_tensor=T("FLOAT32", [1] * 6))
-    with pytest.raises(dmlops.DmlOpsError, match=r"ACTIVATION_RELU\.InputTensor: 6 dimensions: torch-directml aborts "
-                                                 r"the process on tensors of more than 5 dimensions\."):
+def test_ranks_above_six_and_3d_convolution_are_refused_at_compile_time_on_torch_directml():
+    desc = dmlops.ActivationRelu(input_tensor=T("FLOAT32", [1] * 7), output_tensor=T("FLOAT32", [1] * 7))
+    with pytest.raises(dmlops.DmlOpsError, match=r"ACTIVATION_RELU\.InputTensor: 7 dimensions; torch-directml was "
+                                                 r"measured with up to 6 \(a rank-6 add ran"):
         torch_backend.build(GraphDesc.single(desc), "dml:0", torch.device("cpu"))
+    six = dmlops.ActivationRelu(input_tensor=T("FLOAT32", [1] * 6), output_tensor=T("FLOAT32", [1] * 6))
+    assert torch_backend.descriptor_problems(GraphDesc.single(six)) == []
     conv = dmlops.Convolution(
         input_tensor=T("FLOAT32", [1, 1, 3, 3, 3]), filter_tensor=T("FLOAT32", [1, 1, 1, 1, 1]),
         output_tensor=T("FLOAT32", [1, 1, 3, 3, 3]), mode="CROSS_CORRELATION", direction="FORWARD",
         strides=[1, 1, 1], dilations=[1, 1, 1], start_padding=[0, 0, 0], end_padding=[0, 0, 0],
         output_padding=[0, 0, 0], group_count=1)
     assert conv.problems("6.2") == []
-    with pytest.raises(dmlops.DmlOpsError, match=r"CONVOLUTION\.InputTensor: 3 spatial dimensions: torch-directml has "
-                                                 r"no 3-D convolution\."):
+    with pytest.raises(dmlops.DmlOpsError, match=r"CONVOLUTION\.InputTensor: 3 spatial dimensions; torch-directml has "
+                                                 r"no 3-D convolution\. Use backend=\"directml\""):
         torch_backend.build(GraphDesc.single(conv), "dml:0", torch.device("cpu"))
 
 

@@ -65,11 +65,37 @@ import types
 import warnings
 
 import torch
-from torch.utils._pytree import tree_flatten, tree_map
 
-from dmlops.backends.torch_directml_ops import registers, runs_on_directml
+from dmlops.backends.torch_directml_ops import MAX_RANK, registers, runs_on_directml
 
 aten = torch.ops.aten
+
+
+def tree_flatten(value):
+    """The leaves of aten arguments (tensors, numbers, lists and tuples of them, dicts of kwargs), one level of
+    nesting at most as aten has: a cheaper torch.utils._pytree.tree_flatten, in its return form."""
+    out: list = []
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, (list, tuple)):
+            stack.extend(reversed(v))
+        elif isinstance(v, dict):
+            stack.extend(reversed(list(v.values())))
+        else:
+            out.append(v)
+    return out, None
+
+
+def tree_map(fn, value):
+    """``fn`` applied to the leaves of aten arguments, containers rebuilt (cheaper than torch's pytree)."""
+    if isinstance(value, tuple):
+        return tuple(tree_map(fn, v) for v in value)
+    if isinstance(value, list):
+        return [tree_map(fn, v) for v in value]
+    if isinstance(value, dict):
+        return {k: tree_map(fn, v) for k, v in value.items()}
+    return fn(value)
 
 STORAGE_ERROR = "Cannot access storage of OpaqueTensorImpl"
 DATA_PTR_ERROR = "Cannot access data pointer of Tensor that doesn't have storage"
@@ -89,7 +115,7 @@ class DeviceAbort(BaseException):
 MOVES = {"_to_copy", "copy_", "clone", "view", "_unsafe_view", "as_strided", "slice", "select", "expand", "permute",
          "t", "transpose", "unsqueeze", "squeeze", "alias", "detach", "lift_fresh", "_reshape_alias", "unfold",
          "split", "split_with_sizes", "unbind", "view_as_real", "_copy_from"}
-_META = {
+METADATA = {  # what the wrapper's sizes policy asks the device: answered from the CPU tensor
     aten.sym_size.default: lambda t: t.size(),
     aten.sym_size.int: lambda t, d: t.size(d),
     aten.sym_stride.default: lambda t: t.stride(),
@@ -221,6 +247,10 @@ def _device_dtypes(func, args, kwargs, result=None) -> tuple[str, ...]:
     for v in tree_flatten((args, kwargs, result))[0]:
         if isinstance(v, DmlTensor):
             _check_dtype(v.dtype, computing)
+            if v.dim() > MAX_RANK:
+                raise DeviceAbort(f"a {v.dim()}-dimensional tensor on the device ({_qualified(func)}): measured up to "
+                                  f"{MAX_RANK} (facts.md's rank-6 add); an older note says more than 5 aborted the "
+                                  "process.")
             seen.append(str(v.dtype).removeprefix("torch."))
     if isinstance(kwargs.get("dtype"), torch.dtype):
         _check_dtype(kwargs["dtype"], computing)
@@ -250,7 +280,7 @@ def _wrap_results(out, inputs: dict):
 
 # ----------------------------------------------------------------------------------------------- the dispatcher
 def _dispatch(func, args, kwargs):
-    meta = _META.get(func)
+    meta = METADATA.get(func)
     if meta is not None:
         return meta(args[0]._cpu, *args[1:])
     name = _name(func)
@@ -259,6 +289,10 @@ def _dispatch(func, args, kwargs):
             and kwargs.get("device") is not None:
         DEVICE.log.append((_qualified(func), _device_dtypes(func, args, kwargs)))
         return func(*tree_map(_unwrap, args), **tree_map(_unwrap, kwargs))
+    if func is aten.view.dtype and args[1] != args[0].dtype:
+        # Not among torch-directml's kernels; its composite kernel aliases the storage, which an OpaqueTensorImpl
+        # lacks (dmlops.ops._bits avoids it for that reason). A same-dtype view is the tensor itself.
+        raise NotImplementedError(STORAGE_ERROR)
     if name == "_local_scalar_dense":
         return func(args[0]._cpu)
     if name == "copy_" and not isinstance(args[0], DmlTensor):
@@ -268,19 +302,44 @@ def _dispatch(func, args, kwargs):
     dtypes = _device_dtypes(func, args, kwargs)
     if name not in ("copy_", "_copy_from"):  # host -> device copies take a CPU source
         _same_device(func, args, kwargs)
-    if not registers(func) and torch._C._dispatch_has_kernel_for_dispatch_key(_qualified(func),
-                                                                               "CompositeExplicitAutograd"):
-        return func._op_dk(torch._C.DispatchKey.CompositeExplicitAutograd, *args, **kwargs)
+    decompose, native = _kind(func)
+    if decompose:
+        return func._op_dk(torch._C.DispatchKey.CompositeExplicitAutograd, *_tensor_scalars(func, args), **kwargs)
     DEVICE.log.append((_qualified(func), dtypes))
-    if not runs_on_directml(func):
+    if not native:
         DEVICE.fallbacks.append(_qualified(func))
         warnings.warn(FALLBACK_WARNING.format(_qualified(func)), UserWarning, stacklevel=2)
     inputs = {id(v._cpu): v for v in tree_flatten((args, kwargs))[0] if isinstance(v, DmlTensor)}
-    cpu_args, cpu_kwargs = tree_map(_unwrap, args), tree_map(_unwrap, kwargs)
+    cpu_args, cpu_kwargs = _tensor_scalars(func, tree_map(_unwrap, args)), tree_map(_unwrap, kwargs)
     out = _compute(func, name, cpu_args, cpu_kwargs)
     result = _wrap_results(out, inputs)
     _device_dtypes(func, (), {}, result)
     return result
+
+
+_KINDS: dict = {}
+
+
+def _kind(func) -> tuple[bool, bool]:
+    """(decomposed into other ops there, run by torch-directml itself) for an aten overload; cached."""
+    kind = _KINDS.get(func)
+    if kind is None:
+        decompose = not registers(func) and not func.is_view and torch._C._dispatch_has_kernel_for_dispatch_key(
+            _qualified(func), "CompositeExplicitAutograd")
+        kind = _KINDS[func] = (decompose, runs_on_directml(func))
+    return kind
+
+
+def _tensor_scalars(func, args) -> list:
+    """``args`` with the Python numbers that stand for wrapped scalar tensors (``x ^ 5`` reaches Python dispatch as
+    ``bitwise_xor.Tensor(x, 5)``) made 0-dim CPU tensors again, as a composite kernel called directly needs them."""
+    out = list(args)
+    like = next((v for v in out if isinstance(v, torch.Tensor)), None)
+    for i, a in enumerate(func._schema.arguments[:len(out)]):
+        if str(a.type) == "Tensor" and isinstance(out[i], (bool, int, float)):
+            dtype = torch.result_type(like, out[i]) if like is not None else torch.result_type(out[i], out[i])
+            out[i] = torch.scalar_tensor(out[i], dtype=dtype)  # the dtype a wrapped number promotes to
+    return out
 
 
 def _same_device(func, args, kwargs) -> None:
@@ -498,6 +557,18 @@ def module() -> types.ModuleType:
     return m
 
 
+def _factory_on_cpu(make):
+    """``torch.tensor(data, device=dml)`` / ``torch.as_tensor``: made on the CPU and moved, as torch-directml's own
+    kernels do. (PyTorch's Python kernels for PrivateUse1 trip an internal assert on these while a TorchDispatchMode
+    is active, as dmlops's workarounds are: an artifact of the double, not of torch-directml.)"""
+    def wrapped(*args, **kwargs):
+        device = kwargs.get("device")
+        if device is not None and torch.device(device).type == "privateuseone":
+            return make(*args, **{**kwargs, "device": "cpu"}).to(torch.device(device))
+        return make(*args, **kwargs)
+    return wrapped
+
+
 @contextlib.contextmanager
 def installed():
     """``torch_directml`` importable as the double for the duration; its device's log and caches start empty."""
@@ -505,9 +576,12 @@ def installed():
     DEVICE.reset()
     previous = sys.modules.get("torch_directml")
     sys.modules["torch_directml"] = module()
+    made = torch.tensor, torch.as_tensor
+    torch.tensor, torch.as_tensor = _factory_on_cpu(made[0]), _factory_on_cpu(made[1])
     try:
         yield DEVICE
     finally:
+        torch.tensor, torch.as_tensor = made
         if previous is None:
             sys.modules.pop("torch_directml", None)
         else:

@@ -17,7 +17,8 @@ from ..errors import DmlOpsError
 from ..lower import lower_torch
 from ..types import DataType
 from . import evaluate, parse_device
-from .torch_directml_ops import FALLBACK, descriptor_problems
+from .torch_directml_ops import (CARRIERS, FALLBACK, TO_DIRECTML, bits_field, carry, descriptor_problems, uncarry,
+                                 workarounds)
 
 
 def torch_dtype(torch, data_type: DataType):
@@ -86,12 +87,20 @@ class Runner:
         self.in_descs = graph.input_descs()
         self.out_descs = graph.output_descs()
         self.input_names = list(graph.input_names)
+        self.bits_inputs, self.bits_outputs = _bits_slots(graph)
+
+    def storage_dtype(self, data_type: DataType):
+        """The dtype a tensor of ``data_type`` is held in: its own, except on torch-directml, which has no
+        uint16/uint32/uint64 tensors: those travel in int32 / int64 carriers (torch_directml_ops.CARRIERS)."""
+        if self.directml and data_type.name in CARRIERS:
+            return getattr(self.torch, CARRIERS[data_type.name])
+        return torch_dtype(self.torch, data_type)
 
     def compute_dtype(self, data_type: DataType):
-        """float32 for FLOAT16 on the CPU (where torch lacks many float16 kernels), else the declared dtype."""
+        """float32 for FLOAT16 on the CPU (where torch lacks many float16 kernels), else the storage dtype."""
         if self.upcast_float16 and data_type == DataType.FLOAT16:
             return self.torch.float32
-        return torch_dtype(self.torch, data_type)
+        return self.storage_dtype(data_type)
 
     def function(self, inputs: list) -> list:
         """The graph as torch ops: backend-form tensors on the device in, backend-form tensors out."""
@@ -104,13 +113,13 @@ class Runner:
 
         def settle(value, td):
             # Nodes without inputs (FILL_VALUE_CONSTANT) create tensors on the CPU: their outputs belong here.
-            value = value.to(device=self.device, dtype=torch_dtype(torch, td.data_type))
+            value = value.to(device=self.device, dtype=self.storage_dtype(td.data_type))
             return value.to(self.compute_dtype(td.data_type))
 
         outs = evaluate(self.graph, values, self.lower, settle, self.reinterpret)
         result = []
         for td, v in zip(self.out_descs, outs):
-            v = v.to(torch_dtype(torch, td.data_type))
+            v = v.to(self.storage_dtype(td.data_type))
             if tensors.is_strided(td):
                 total = max(tensors.buffer_elements(td), tensors.needed_elements(td))
                 buffer = torch.zeros(total, dtype=v.dtype, device=v.device)
@@ -145,20 +154,33 @@ class Runner:
         buffer.as_strided(frm.sizes, frm.strides or frm.packed_strides).copy_(value)
         return buffer.as_strided(to.sizes, to.strides or to.packed_strides).contiguous()
 
+    def carried(self, td) -> bool:
+        """Whether ``td`` travels in a carrier dtype here (torch-directml and UINT16/32/64 or INT64)."""
+        return self.directml and td.data_type.name in CARRIERS
+
     def to_device(self, name: str, td, value):
-        """A checked torch tensor on the compiled device from a NumPy array or a torch tensor."""
+        """A checked torch tensor on the compiled device from a NumPy array or a torch tensor. On torch-directml a
+        UINT16/32/64 or INT64 input travels in its carrier (a torch tensor input must already be one), and a value
+        the carrier cannot hold exactly is refused, naming the element."""
         torch = self.torch
         if isinstance(value, torch.Tensor):
             if value.device != self.device:
                 raise DmlOpsError(f"{name}: the tensor is on {value.device}, the operator is compiled for "
                                   f"{self.device}; move it first (dmlops never moves data silently).")
-            expected = torch_dtype(torch, td.data_type)
+            expected = self.storage_dtype(td.data_type)
             if value.dtype != expected:
-                raise DmlOpsError(f"{name}: expected {td.data_type.name} data ({expected}); got {value.dtype}. "
+                carrier = " (torch-directml has no unsigned 16-, 32- or 64-bit tensors: dmlops carries them in int32 " \
+                          "and int64 tensors there)" if self.carried(td) else ""
+                raise DmlOpsError(f"{name}: expected {td.data_type.name} data ({expected}{carrier}); got {value.dtype}. "
                                   "dmlops never casts inputs; convert the tensor first.")
             form = tensors.check_array(td, value, name, shape=tuple(value.shape), dtype=td.data_type.numpy_dtype)
+            if self.carried(td):  # int64 is computed in 32 bits there: read the values here
+                carry(name, td.data_type.name, value.cpu().numpy(), self._bits_in(name))
             if form == "logical" and tensors.is_strided(td):
-                return torch.from_numpy(tensors.logical_to_buffer(td, value.cpu().numpy(), name)).to(self.device)
+                buffer = tensors.logical_to_buffer(td, value.cpu().numpy(), name)
+                if self.carried(td):
+                    buffer = buffer.astype(CARRIERS[td.data_type.name])
+                return torch.from_numpy(buffer).to(self.device)
             # as_strided reads a buffer's storage from its start with the declared strides: the buffer must be
             # a contiguous tensor (a caller's view such as t[::2] would otherwise be read as its base's memory).
             value = value.contiguous()
@@ -166,15 +188,50 @@ class Runner:
                 return value[: td.element_count].reshape(td.sizes)
             return value
         array = tensors.numpy_input(td, value, name)
+        if self.carried(td):
+            array = carry(name, td.data_type.name, array, self._bits_in(name))
         # NumPy calls an array with a negative stride on a size-1 axis C-contiguous, but torch.from_numpy refuses
         # any negative stride: such an array is copied too.
         if not (array.flags.writeable and array.flags.c_contiguous) or any(s < 0 for s in array.strides):
             array = np.array(array, order="C")
         return torch.from_numpy(array).to(self.device)
 
+    def _bits_in(self, path: str) -> bool:
+        name = path if path in self.input_names else path.partition(".")[2]  # "OP.Field" or the bare name
+        return self.bits_inputs[self.input_names.index(name)]
+
+    def to_numpy(self, name: str, td, value) -> np.ndarray:
+        """An output as the NumPy array a caller gets (a carrier's values checked and given their own type)."""
+        array = value.cpu().numpy()
+        if self.carried(td):
+            names = list(self.graph.output_names)
+            index = names.index(name if name in names else name.partition(".")[2])
+            array = uncarry(name, td.data_type.name, array, self.bits_outputs[index])
+        return tensors.numpy_output(td, array)
+
     def __call__(self, inputs: list) -> list:
         with self.torch.no_grad():
-            return self.function(inputs)
+            if not self.directml:
+                return self.function(inputs)
+            with workarounds():  # what torch-directml computes wrong, computed through what it gets right
+                return self.function(inputs)
+
+
+def _bits_slots(graph) -> tuple[list[bool], list[bool]]:
+    """Which graph inputs and outputs carry UINT16 / UINT32 as bits on torch-directml (torch_directml_ops.BITS_OPS):
+    those of a one-operator graph whose field takes bits; in a larger graph none (every value range-checked)."""
+    from ..graph import slots
+
+    ins, outs = [False] * len(graph.input_names), [False] * len(graph.output_names)
+    if len(graph.nodes) != 1:
+        return ins, outs
+    node = graph.nodes[0]
+    in_slots, out_slots = slots(node, "input"), slots(node, "output")
+    for e in graph.input_edges:
+        ins[e.graph_input_index] = bits_field(node, in_slots[e.to_node_input_index][0])
+    for o in graph.output_edges:
+        outs[o.graph_output_index] = bits_field(node, out_slots[o.from_node_output_index][0])
+    return ins, outs
 
 
 def build(graph, device: str, torch_device):
@@ -182,6 +239,5 @@ def build(graph, device: str, torch_device):
     if parse_device(device, "torch")[0] == "dml":
         found = descriptor_problems(graph)
         if found:
-            raise DmlOpsError("torch-directml cannot run this safely: " + " ".join(found)
-                              + " The onnxruntime backend (DirectML provider) has no such limits.")
+            raise DmlOpsError("torch-directml cannot run this safely: " + " ".join(found) + " " + TO_DIRECTML)
     return Runner(graph, device, torch_device)

@@ -1,0 +1,393 @@
+"""dmlops on torch-directml as it really behaves (issue 23, items 4 to 6), through tests/torch_directml_double.py.
+
+First the double itself against what real torch-directml did (torch_directml_facts.md and the selftest's rows);
+then dmlops's workarounds for what torch-directml computes wrong; then every sample (FLOAT16 variants too) and every
+executed DirectML vector through ``dmlops.compile(desc, backend="torch", device="dml")``, the real code path
+reaching the double as ``torch_directml``, under a TorchDispatchMode recording each aten call: every case is right
+within selftest's tolerances, or refused at compile time naming the operator, the field, the reason and
+backend="directml", or refused at run time for a value its carrier cannot hold, naming the element. No float64
+anywhere, no aten op outside torch-directml's registered list.
+"""
+import re
+import warnings
+
+import numpy as np
+import pytest
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+
+import dmlops
+from tests import torch_directml_double as dd
+from dmlops import selftest
+from dmlops.backends.torch_directml_ops import BITS_OPS, MAX_RANK, runs_on_directml, workarounds
+from dmlops.graph import GraphDesc
+from dmlops.lower import runnable
+
+T = dmlops.TensorDesc
+aten = torch.ops.aten
+
+
+@pytest.fixture
+def dml():
+    with dd.installed() as device:
+        yield device.torch_device
+
+
+def on(t, dml):
+    return t.to(dml)
+
+
+# ----------------------------------------------------------------------------------------------- the double: facts.md
+def test_the_double_has_no_storage_data_pointer_or_numpy_view_as_recorded(dml):
+    x = on(torch.arange(12, dtype=torch.float32).reshape(3, 4), dml)
+    assert x.device == torch.device("privateuseone", 0)
+    with pytest.raises(NotImplementedError, match=r"^Cannot access storage of OpaqueTensorImpl$"):
+        x.untyped_storage()
+    with pytest.raises(RuntimeError, match=r"^Cannot access data pointer of Tensor that doesn't have storage$"):
+        x.data_ptr()
+    with pytest.raises(TypeError, match=r"^can't convert privateuseone:0 device type tensor to numpy\. Use "
+                                        r"Tensor\.cpu\(\)"):
+        x.numpy()
+    with pytest.raises(TypeError, match="can't convert privateuseone:0"):
+        np.asarray(x)
+    assert (x.stride(), x.is_contiguous(), x.storage_offset()) == ((4, 1), True, 0)
+    assert x.as_strided((2, 2), (4, 1)).cpu().tolist() == [[0, 1], [4, 5]]
+    assert x.view(4, 3).cpu().tolist() == torch.arange(12.).reshape(4, 3).tolist()
+    assert x.t().contiguous().cpu().tolist() == torch.arange(12.).reshape(3, 4).t().tolist()
+    assert x.clone().cpu().tolist() == torch.arange(12.).reshape(3, 4).tolist()
+
+
+def test_the_double_computes_nothing_in_float64_but_moves_it(dml):
+    with pytest.raises(RuntimeError, match=r"^The GPU device does not support Double \(Float64\) operations!$"):
+        on(torch.ones(2), dml).to(torch.float64)
+    with pytest.raises(RuntimeError, match="does not support Double"):
+        on(torch.ones(2, dtype=torch.float64), dml) + 1
+    with pytest.raises(RuntimeError, match="does not support Double"):  # ACOS, LSTM, ...: 1.0 - x
+        1.0 - on(torch.ones(2), dml)
+    # FILL_VALUE_CONSTANT float64 ran: a float64 moved there and back.
+    assert on(torch.tensor([1 + 2**-40], dtype=torch.float64), dml).cpu().item() == 1 + 2**-40
+
+
+@pytest.mark.parametrize("dtype", [torch.uint16, torch.uint32, torch.uint64])
+def test_unsigned_tensors_abort_the_double_loudly(dml, dtype):
+    with pytest.raises(dd.DeviceAbort, match=f"aborts the process on {str(dtype)[6:]} tensors"):
+        on(torch.ones(2, dtype=dtype), dml)
+    assert not issubclass(dd.DeviceAbort, Exception)  # no `except Exception` turns it into a result
+
+
+def test_the_double_computes_integers_as_recorded(dml):
+    u8 = lambda *v: on(torch.tensor(v, dtype=torch.uint8), dml)  # noqa: E731
+    assert (u8(250, 3) + u8(10, 1)).cpu().tolist() == [4, 4]
+    assert (u8(2) - u8(3)).cpu().tolist() == [2]
+    # SUBTRACT int_uint8 / edge_uint8_underflow_wraps: DirectML 2, 5, 255, 251; torch-directml 5, 9, 0, 5.
+    assert (u8(5, 9, 0, 5) - u8(3, 4, 1, 10)).cpu().tolist() == [5, 9, 0, 5]
+    i32 = on(torch.tensor([-2**31, 2**31 - 1], dtype=torch.int32), dml)
+    assert (-i32).cpu().tolist() == [2**31 - 1, -2**31]  # NEGATE int32_3x4x5
+    big = on(torch.tensor([2**40 + 1]), dml)
+    assert big.cpu().tolist() == [2**40 + 1] and (big + 1).cpu().tolist() == [2]
+    assert (-on(torch.tensor([0.0]), dml)).cpu().item() == 0.0 and not (-on(torch.tensor([0.0]), dml)).cpu().signbit()
+    i8 = on(torch.tensor([0, 2, 3, 100], dtype=torch.int8), dml)
+    assert i8.clamp(min=2).cpu().tolist() == [2, 2, 2, 2]  # THRESHOLD int_int8
+    div = torch.div(on(torch.tensor([-2**31], dtype=torch.int32), dml), on(torch.tensor([-1], dtype=torch.int32),
+                                                                           dml), rounding_mode="trunc")
+    assert div.cpu().tolist() == [2**31 - 1]  # DIVIDE edge_int32_divide_truncation_and_by_zero
+
+
+def test_the_double_runs_what_torch_directml_did(dml):
+    assert on(torch.ones([1] * 6), dml).add(1).cpu().sum().item() == 2  # rank-6 add
+    ones = torch.nn.functional.conv1d(on(torch.ones(1, 1, 5), dml), on(torch.ones(1, 1, 3), dml))
+    assert ones.cpu().tolist() == [[[3, 3, 3]]]
+    with pytest.warns(UserWarning, match=r"^The operator 'aten::elu' is not currently supported on the DML backend "
+                                         r"and will fall back to run on the CPU"):
+        torch.nn.functional.elu(on(torch.ones(2), dml))
+    # PADDING then PADDING1 of the same shape: the first value stays compiled in.
+    x = on(torch.ones(1, 2), dml)
+    assert torch.constant_pad_nd(x, [1, 0], -7.5).cpu()[0, 0].item() == -7.5
+    assert torch.constant_pad_nd(x, [1, 0], 9.0).cpu()[0, 0].item() == -7.5
+    with pytest.raises(RuntimeError, match=r"^Unknown error -2147024809$"):
+        torch.nn.functional.conv_transpose2d(on(torch.ones(1, 4, 3, 3), dml), on(torch.ones(4, 1, 2, 2), dml),
+                                             groups=2, dilation=2)
+    with pytest.raises(RuntimeError, match="-2147024809"):
+        on(torch.ones(1, 1, 2, 1, 2), dml).index_select(4, on(torch.tensor([0, 0]), dml))
+
+
+# ----------------------------------------------------------------------------------------------- workarounds
+def _same(got, want):
+    assert got.dtype == want.dtype
+    g, w = got.cpu(), want
+    assert g.shape == w.shape
+    if g.is_floating_point():
+        assert torch.equal(g.isnan(), w.isnan()) and torch.equal(g.nan_to_num(), w.nan_to_num())
+        assert torch.equal(g.signbit(), w.signbit())  # signed zeros too
+    else:
+        assert torch.equal(g, w)
+
+
+SPECIALS = torch.tensor([0.0, -0.0, 1.5, -2.5, float("inf"), float("-inf")])
+
+
+@pytest.mark.parametrize("case", [
+    lambda a, b: -a, lambda a, b: a - b, lambda a, b: b - a, lambda a, b: a - 0.0, lambda a, b: 1.0 - a,
+    lambda a, b: torch.rsub(a, b), lambda a, b: a.sub(b, alpha=2)], ids=["neg", "sub", "sub_rev", "sub_0",
+                                                                       "rsub_float", "rsub", "sub_alpha"])
+def test_float_negation_and_subtraction_keep_signed_zeros_on_torch_directml(dml, case):
+    a, b = SPECIALS, SPECIALS.flip(0)
+    with workarounds():
+        got = case(on(a, dml), on(b, dml))
+    _same(got, case(a, b))
+
+
+@pytest.mark.parametrize("dtype", [torch.uint8, torch.int8, torch.int16, torch.int32])
+def test_integer_negation_and_subtraction_wrap_on_torch_directml(dml, dtype):
+    info = torch.iinfo(dtype)
+    a = torch.tensor([info.min, info.max, 0, 5, 3], dtype=dtype)
+    b = torch.tensor([1, info.max, 1, 10, 3], dtype=dtype)
+    for case in (lambda x, y: x - y, lambda x, y: x - 1, lambda x, y: 3 - x):
+        with workarounds():
+            got = case(on(a, dml), on(b, dml))
+        _same(got, case(a, b))
+    if dtype != torch.uint8:
+        with workarounds():
+            got = -on(a, dml)
+        _same(got, -a)
+
+
+def test_int8_clamps_with_one_bound_on_torch_directml(dml):
+    x = torch.tensor([-5, -3, 0, 7, 100, -128, 127], dtype=torch.int8)
+    for case in (lambda v: v.clamp(min=-3), lambda v: v.clamp(max=3), lambda v: v.clamp(min=2),
+                 lambda v: torch.clamp_min(v, 1), lambda v: torch.clamp_max(v, -2), lambda v: v.clamp(-2, 3)):
+        with workarounds():
+            got = case(on(x, dml))
+        _same(got, case(x))
+
+
+@pytest.mark.parametrize("pad", [[1, 2], [0, 0], [-1, 2], [2, -1, 1, 1], [0, 0, 0, 0]])
+def test_constant_padding_never_uses_torch_directml_s_cached_kernel(dml, pad):
+    x = torch.arange(12, dtype=torch.float32).reshape(3, 4)
+    for value in (-7.5, -0.0, 9.0):
+        with workarounds():
+            got = torch.constant_pad_nd(on(x, dml), pad, value)
+        _same(got, torch.constant_pad_nd(x, pad, value))
+    assert not dd.DEVICE.pad_values  # constant_pad_nd itself never ran
+
+
+def test_convolutions_torch_directml_refuses_or_reads_wrongly_are_computed_through_plain_ones(dml):
+    g = torch.Generator().manual_seed(5)
+    x, w, bias = torch.randn(2, 4, 3, 4, generator=g), torch.randn(4, 3, 3, 2, generator=g), torch.randn(6,
+                                                                                                       generator=g)
+    kw = dict(stride=(2, 3), padding=(1, 0), output_padding=(1, 0), groups=2, dilation=(2, 1))
+    with workarounds():
+        got = torch.nn.functional.conv_transpose2d(on(x, dml), on(w, dml), on(bias, dml), **kw)
+    torch.testing.assert_close(got.cpu(), torch.nn.functional.conv_transpose2d(x, w, bias, **kw))
+    nhwc = torch.randn(1, 3, 3, 2, generator=g).permute(0, 3, 1, 2)  # channels-last strides
+    w2 = torch.randn(2, 2, 2, 2, generator=g)
+    with workarounds():
+        got = torch.nn.functional.conv2d(on(nhwc, dml), on(w2, dml))
+    torch.testing.assert_close(got.cpu(), torch.nn.functional.conv2d(nhwc, w2))
+
+
+def test_five_dimensional_index_select_and_shifts_on_torch_directml(dml):
+    x = torch.arange(24.).reshape(1, 2, 3, 1, 4)
+    for dim in range(5):
+        index = torch.tensor([0, x.shape[dim] - 1, 0])
+        with workarounds():
+            got = on(x, dml).index_select(dim, on(index, dml))
+        _same(got, x.index_select(dim, index))
+    for dtype in (torch.uint8, torch.int8, torch.int16, torch.int32):
+        info = torch.iinfo(dtype)
+        v = torch.tensor([info.min, -1 if info.min else 200, 0, 1, 5, info.max], dtype=dtype)
+        for amount in range(-1, info.bits + 2):
+            s = torch.full_like(v, amount)
+            for f in (torch.bitwise_left_shift, torch.bitwise_right_shift):
+                with workarounds():
+                    got = f(on(v, dml), on(s, dml))
+                _same(got, f(v, s))
+
+
+def test_unsigned_tensors_asked_for_on_the_device_come_in_their_carriers(dml):
+    with workarounds():
+        a = on(torch.tensor([3, 2**31 + 5], dtype=torch.uint32), dml)
+        b = on(torch.tensor([-1, 7]), dml).to(torch.uint32)
+        c = on(torch.tensor([-1, 70000], dtype=torch.int32), dml).to(torch.uint16)
+        d = on(torch.tensor([2.0, 3e9]), dml).to(torch.uint32)
+    assert a.dtype == torch.int32 and a.cpu().tolist() == [3, -2**31 + 5]  # the uint32 bits
+    assert b.dtype == torch.int32 and b.cpu().tolist() == [-1, 7]
+    assert c.dtype == torch.int32 and c.cpu().tolist() == [65535, 70000 - 65536]
+    assert d.cpu().tolist() == [2, -1]  # beyond the carrier: -1, whose top bit the output check refuses
+
+
+# ----------------------------------------------------------------------------------------------- dmlops on the double
+def _compile(desc):
+    return dmlops.compile(desc, backend="torch", device="dml")
+
+
+def test_dmlops_reaches_the_double_through_its_own_device_choice(dml):
+    desc = dmlops.ElementWiseIdentity(input_tensor=T("FLOAT32", [2]), output_tensor=T("FLOAT32", [2]))
+    op = _compile(desc)
+    assert op.device == "dml:0" and op.provider == "privateuseone:0"
+    x = on(torch.tensor([1.0, -0.0]), dml)
+    y = op(input_tensor=x)["OutputTensor"]  # torch in, torch out: never through a storage
+    assert type(y) is dd.DmlTensor and y is not x
+    y.add_(1)
+    assert x.cpu().tolist() == [1.0, -0.0]  # the output shares nothing with the input
+
+
+def test_refusals_name_the_operator_the_field_the_reason_and_backend_directml(dml):
+    add = dmlops.ElementWiseAdd(a_tensor=T("INT64", [4]), b_tensor=T("INT64", [4]), output_tensor=T("INT64", [4]))
+    with pytest.raises(dmlops.DmlOpsError) as e:
+        _compile(add)
+    assert str(e.value) == (
+        "torch-directml cannot run this safely: ELEMENT_WISE_ADD.ATensor: DataType INT64; torch-directml computes "
+        "64-bit integers in 32 bits (int64 [2**40 + 1] + 1 gives [2]) and has no uint64 tensors, so dmlops takes "
+        "INT64 and UINT64 there only for index, length and count tensors. ELEMENT_WISE_ADD.BTensor: DataType INT64; "
+        "torch-directml computes 64-bit integers in 32 bits (int64 [2**40 + 1] + 1 gives [2]) and has no uint64 "
+        "tensors, so dmlops takes INT64 and UINT64 there only for index, length and count tensors. "
+        "ELEMENT_WISE_ADD.OutputTensor: DataType INT64; torch-directml computes 64-bit integers in 32 bits (int64 "
+        "[2**40 + 1] + 1 gives [2]) and has no uint64 tensors, so dmlops takes INT64 and UINT64 there only for "
+        "index, length and count tensors. Use backend=\"directml\" (DirectML's own operator) or "
+        "backend=\"onnxruntime\" (its DirectML provider).")
+    cast = dmlops.Cast(input_tensor=T("FLOAT64", [2]), output_tensor=T("FLOAT32", [2]))
+    with pytest.raises(dmlops.DmlOpsError, match=r"CAST\.InputTensor: DataType FLOAT64; torch-directml computes "
+                                                 r"nothing in float64 .*backend=\"directml\""):
+        _compile(cast)
+    rank = [1] * (MAX_RANK + 1)
+    relu = dmlops.ActivationRelu(input_tensor=T("FLOAT32", rank), output_tensor=T("FLOAT32", rank))
+    with pytest.raises(dmlops.DmlOpsError, match=r"ACTIVATION_RELU\.InputTensor: 7 dimensions; torch-directml was "
+                                                 r"measured with up to 6"):
+        _compile(relu)
+
+
+def test_unsigned_values_the_carrier_cannot_hold_are_refused_at_run_time_naming_the_element(dml):
+    argmax = dmlops.Argmax(input_tensor=T("FLOAT32", [2, 3]), output_tensor=T("UINT64", [2, 1]), axes=[1],
+                           axis_direction="INCREASING")
+    x = np.array([[1, 5, 2], [7, 0, 7]], np.float32)
+    out = _compile(argmax)(input_tensor=x)["OutputTensor"]
+    assert out.dtype == np.uint64 and out.tolist() == [[1], [0]]  # carried as int64, written back as UINT64
+    gather = dmlops.Gather(input_tensor=T("FLOAT32", [3]), indices_tensor=T("UINT32", [2]),
+                           output_tensor=T("FLOAT32", [2]), axis=0, index_dimensions=1)
+    op = _compile(gather)
+    data = np.array([10, 20, 30], np.float32)
+    assert op(input_tensor=data, indices_tensor=np.array([2, 0], np.uint32))["OutputTensor"].tolist() == [30, 10]
+    with pytest.raises(dmlops.DmlOpsError, match=r"^GATHER\.IndicesTensor: element \(1,\) is 4294967295; on "
+                                                 r"torch-directml dmlops carries UINT32 in int32 tensors .* takes 0 to "
+                                                 r"2\*\*31 - 1 \(no top bit\) only\. Use backend=\"directml\""):
+        op(input_tensor=data, indices_tensor=np.array([0, 2**32 - 1], np.uint32))
+    sub = dmlops.ElementWiseMax(a_tensor=T("UINT32", [2]), b_tensor=T("UINT32", [2]), output_tensor=T("UINT32", [2]))
+    with pytest.raises(dmlops.DmlOpsError, match=r"^ELEMENT_WISE_MAX\.ATensor: element \(0,\) is 4294967295"):
+        _compile(sub)(a_tensor=np.array([2**32 - 1, 0], np.uint32), b_tensor=np.array([1, 2], np.uint32))
+
+
+def test_uint32_bits_of_any_value_travel_through_operators_exact_on_bits(dml):
+    add = dmlops.ElementWiseAdd(a_tensor=T("UINT32", [3]), b_tensor=T("UINT32", [3]), output_tensor=T("UINT32", [3]))
+    assert "ELEMENT_WISE_ADD" in BITS_OPS
+    a, b = np.array([2**32 - 1, 2**31, 5], np.uint32), np.array([1, 2**31, 2**32 - 2], np.uint32)
+    got = _compile(add)(a_tensor=a, b_tensor=b)["OutputTensor"]
+    assert got.dtype == np.uint32 and got.tolist() == (a + b).tolist()  # wraps modulo 2**32 as DirectML does
+
+
+def test_a_torch_tensor_input_for_an_unsigned_tensor_is_its_carrier(dml):
+    gather = dmlops.Gather(input_tensor=T("FLOAT32", [3]), indices_tensor=T("UINT32", [2]),
+                           output_tensor=T("FLOAT32", [2]), axis=0, index_dimensions=1)
+    op = _compile(gather)
+    data = on(torch.tensor([10.0, 20.0, 30.0]), dml)
+    got = op(input_tensor=data, indices_tensor=on(torch.tensor([2, 1], dtype=torch.int32), dml))["OutputTensor"]
+    assert got.cpu().tolist() == [30, 20]
+    with pytest.raises(dmlops.DmlOpsError, match=r"expected UINT32 data \(torch\.int32 \(torch-directml has no "
+                                                 r"unsigned 16-, 32- or 64-bit tensors"):
+        op(input_tensor=data, indices_tensor=on(torch.tensor([2, 1]), dml))
+    with pytest.raises(dmlops.DmlOpsError, match=r"IndicesTensor: element \(0,\) is -1"):
+        op(input_tensor=data, indices_tensor=on(torch.tensor([-1, 1], dtype=torch.int32), dml))
+
+
+# ----------------------------------------------------------------------------------------------- every case
+REFUSED = re.compile(r"^torch-directml cannot run this safely: ([A-Z0-9_]+\.\w+(\[\d+\])?: .+?\. )+Use "
+                     r"backend=\"directml\"")
+RUN_TIME = re.compile(r"^DmlOpsError: [A-Z0-9_]+\.\w+(\[\d+\])?: element \(.*\) (is|came out as) -?\d+.* on torch-directml "
+                      r"dmlops .*Use backend=\"directml\" for this (value|result)\.$")
+
+
+def _check_recording(rec, label: str, float64_allowed: bool) -> list[str]:
+    problems = sorted({f"{label}: {op} is not registered by torch-directml" for op in rec.ops
+                       if not runs_on_directml(op)})
+    if torch.float64 in rec.dtypes and not float64_allowed:
+        problems.append(f"{label}: a float64 tensor")
+    if {torch.uint16, torch.uint32, torch.uint64} & rec.device_dtypes:
+        problems.append(f"{label}: an unsigned 16/32/64-bit tensor on the device")
+    if rec.max_rank > MAX_RANK:
+        problems.append(f"{label}: a tensor of {rec.max_rank} dimensions")
+    return problems
+
+
+class Recorder(TorchDispatchMode):
+    """Every aten call's overload, dtypes and ranks (the double's own log has what composite ops decompose into)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ops: set = set()
+        self.dtypes: set = set()  # of every tensor
+        self.device_dtypes: set = set()  # of the tensors on the device
+        self.max_rank = 0
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        out = func(*args, **kwargs)
+        if func not in dd.METADATA:
+            self.ops.add(func)
+            for v in dd.tree_flatten((args, kwargs, out))[0]:
+                if isinstance(v, torch.Tensor):
+                    self.dtypes.add(v.dtype)
+                    if isinstance(v, dd.DmlTensor):
+                        self.device_dtypes.add(v.dtype)
+                        self.max_rank = max(self.max_rank, v.dim())
+        return out
+
+
+def _recorded(monkeypatch, found: list):
+    """selftest's per-case run with a Recorder around the compiled call."""
+    real = selftest._run
+
+    def run(path, op, name, source, desc, inputs, compare):
+        rec = Recorder()
+        with rec:
+            result = real(path, op, name, source, desc, inputs, compare)
+        float64 = any(td.data_type.name == "FLOAT64" for node in GraphDesc.single(desc).nodes
+                      for td in _tensors(node))
+        found.extend(_check_recording(rec, f"{op} {name} ({source})", float64))
+        return result
+
+    monkeypatch.setattr(selftest, "_run", run)
+
+
+def _tensors(desc):
+    for value in desc.tensors().values():
+        yield from (v for v in (value if isinstance(value, tuple) else (value,)) if v is not None)
+
+
+OPS = runnable()
+CHUNKS = [OPS[i::8] for i in range(8)]  # about 20 operators each: a chunk is one test
+
+
+@pytest.mark.parametrize("ops", CHUNKS, ids=[f"chunk{i}" for i in range(len(CHUNKS))])
+def test_every_sample_and_vector_is_right_or_refused_with_its_reason_on_the_double(dml, monkeypatch, ops):
+    found: list[str] = []
+    _recorded(monkeypatch, found)
+    rows = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)  # a CPU fallback would be one
+        for op in ops:
+            rows += selftest.sample_results("torch:dml", [op]) + selftest.vector_results("torch:dml", {op})
+    assert rows
+    for r in rows:
+        label = f"{r.op} {r.case} ({r.source})"
+        if r.result == "refused":
+            assert REFUSED.match(r.detail), f"{label}: {r.detail}"
+        elif r.result == "error" and RUN_TIME.match(r.detail):
+            pass  # a value its carrier cannot hold, named
+        else:
+            found.append(f"{label}: {r.result}: {r.detail[:300]}") if r.result != "ok" else None
+    assert found == []
+    assert dd.DEVICE.fallbacks == []
+
+
+def test_the_chunks_cover_every_runnable_operator():
+    assert sorted(op for chunk in CHUNKS for op in chunk) == sorted(OPS)
