@@ -52,19 +52,15 @@ def load(path: str | os.PathLike):
     except Exception as e:  # protobuf's DecodeError (google.protobuf.message, no type stubs here) and kin
         looks = data[:1] == b"\x08"  # field 1 (ir_version) as a varint: how every ONNX writer starts a model
         what = "a truncated or corrupt ONNX model" if looks else "not an ONNX model"
-        raise ModelInputError(f"{path}: {what} ({size_text(len(data))}; protobuf: {_first_line(e)}).") from None
+        raise ModelInputError(f"{path}: {what} ({size_text(len(data))} that protobuf cannot parse as an "
+                              f"onnx.ModelProto: {type(e).__name__}).") from None
     check_parsed(model, str(path))
     return model
 
 
-def _first_line(e: BaseException) -> str:
-    text = str(e).strip().splitlines()
-    return text[-1] if text else type(e).__name__
-
-
 def check_parsed(model, label: str) -> None:
-    """Refuse a ModelProto that parsed but is not a model: no IR version or no graph (what arbitrary bytes parse
-    into), or nodes without an opset import for the ONNX domain."""
+    """Refuse a ModelProto that parsed but is not a model: no IR version or no graph (what an empty file or
+    arbitrary bytes can parse into)."""
     if not model.ir_version or not model.HasField("graph"):
         raise ModelInputError(f"{label}: not an ONNX model (no IR version or no graph).")
 
