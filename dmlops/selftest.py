@@ -278,7 +278,8 @@ def memory_line(path: str, m: dict) -> str:
     d = m["device"]
     heaps = d["descriptor_heaps"]
     return (f"{path} device memory: {m['compiled']} compiled operators held {_bytes(m['total_bytes'])} in all "
-            f"(the largest {_bytes(m['largest_bytes'])}: {m['largest'] or '-'}); at the end the device holds {heaps} shader-visible descriptor heap{'s' * (heaps != 1)} "
+            f"(the largest {_bytes(m['largest_bytes'])}: {m['largest'] or '-'}); at the end the device holds "
+            f"{heaps} shader-visible descriptor heap{'s' * (heaps != 1)} "
             f"({d['heap_descriptors']:,} descriptors; {d['descriptor_heaps_created']} made in all), "
             f"{_bytes(d['staging_bytes'])} of staging buffers and {d['programs']} compiled operators "
             f"({_bytes(d['program_bytes'])})")
