@@ -239,13 +239,14 @@ def test_refusals_name_the_operator_the_field_the_reason_and_backend_directml(dm
     assert str(e.value) == (
         "torch-directml cannot run this safely: ELEMENT_WISE_ADD.ATensor: DataType INT64; torch-directml computes "
         "64-bit integers in 32 bits (int64 [2**40 + 1] + 1 gives [2]) and has no uint64 tensors, so dmlops takes "
-        "INT64 and UINT64 there only for index, length and count tensors. ELEMENT_WISE_ADD.BTensor: DataType INT64; "
-        "torch-directml computes 64-bit integers in 32 bits (int64 [2**40 + 1] + 1 gives [2]) and has no uint64 "
-        "tensors, so dmlops takes INT64 and UINT64 there only for index, length and count tensors. "
+        "INT64 and UINT64 there only for index, length and count tensors and for operators that only move, select "
+        "or compare them. ELEMENT_WISE_ADD.BTensor: DataType INT64; torch-directml computes 64-bit integers in 32 "
+        "bits (int64 [2**40 + 1] + 1 gives [2]) and has no uint64 tensors, so dmlops takes INT64 and UINT64 there "
+        "only for index, length and count tensors and for operators that only move, select or compare them. "
         "ELEMENT_WISE_ADD.OutputTensor: DataType INT64; torch-directml computes 64-bit integers in 32 bits (int64 "
         "[2**40 + 1] + 1 gives [2]) and has no uint64 tensors, so dmlops takes INT64 and UINT64 there only for "
-        "index, length and count tensors. Use backend=\"directml\" (DirectML's own operator) or "
-        "backend=\"onnxruntime\" (its DirectML provider).")
+        "index, length and count tensors and for operators that only move, select or compare them. Use "
+        "backend=\"directml\" (DirectML's own operator) or backend=\"onnxruntime\" (its DirectML provider).")
     cast = dmlops.Cast(input_tensor=T("FLOAT64", [2]), output_tensor=T("FLOAT32", [2]))
     with pytest.raises(dmlops.DmlOpsError, match=r"CAST\.InputTensor: DataType FLOAT64; torch-directml computes "
                                                  r"nothing in float64 .*backend=\"directml\""):
@@ -283,6 +284,23 @@ def test_uint32_bits_of_any_value_travel_through_operators_exact_on_bits(dml):
     a, b = np.array([2**32 - 1, 2**31, 5], np.uint32), np.array([1, 2**31, 2**32 - 2], np.uint32)
     got = _compile(add)(a_tensor=a, b_tensor=b)["OutputTensor"]
     assert got.dtype == np.uint32 and got.tolist() == (a + b).tolist()  # wraps modulo 2**32 as DirectML does
+
+
+def test_int64_data_goes_only_where_32_bit_arithmetic_is_exact(dml):
+    maximum = dmlops.ElementWiseMax(a_tensor=T("INT64", [3]), b_tensor=T("INT64", [3]), output_tensor=T("INT64", [3]))
+    op = _compile(maximum)
+    a, b = np.array([-2**31, 5, 2**31 - 1], np.int64), np.array([3, -7, 0], np.int64)
+    assert op(a_tensor=a, b_tensor=b)["OutputTensor"].tolist() == [3, 5, 2**31 - 1]
+    with pytest.raises(dmlops.DmlOpsError, match=r"^ELEMENT_WISE_MAX\.ATensor: element \(0,\) is -2147483649; .*takes "
+                                                 r"-2\*\*31 to 2\*\*31 - 1 only"):
+        op(a_tensor=np.array([-2**31 - 1, 0, 0], np.int64), b_tensor=b)
+    clip = dmlops.ElementWiseClip(input_tensor=T("INT64", [2]), output_tensor=T("INT64", [2]), min=-1e12, max=5.0)
+    with pytest.raises(dmlops.DmlOpsError, match=r"ELEMENT_WISE_CLIP\.InputTensor: DataType INT64; .* \(this one has an "
+                                                 r"attribute beyond 32 bits\)\."):
+        _compile(clip)
+    # An operator without inputs is computed on the host and moved: every bit arrives.
+    fill = dmlops.FillValueConstant(output_tensor=T("INT64", [2]), value_data_type="INT64", value=-2**63)
+    assert _compile(fill)()["OutputTensor"].tolist() == [-2**63, -2**63]
 
 
 def test_a_torch_tensor_input_for_an_unsigned_tensor_is_its_carrier(dml):

@@ -119,12 +119,17 @@ BITS_OPS = frozenset({
     "ONE_HOT", "ELEMENT_WISE_IDENTITY", "ELEMENT_WISE_ADD", "ELEMENT_WISE_SUBTRACT", "ELEMENT_WISE_MULTIPLY",
     "ELEMENT_WISE_BIT_AND", "ELEMENT_WISE_BIT_OR", "ELEMENT_WISE_BIT_XOR", "ELEMENT_WISE_BIT_NOT",
     "ELEMENT_WISE_LOGICAL_AND", "ELEMENT_WISE_LOGICAL_OR", "ELEMENT_WISE_LOGICAL_XOR", "ELEMENT_WISE_LOGICAL_NOT",
-    "ELEMENT_WISE_LOGICAL_EQUALS", "CUMULATIVE_SUMMATION", "CUMULATIVE_PRODUCT", "FILL_VALUE_CONSTANT",
-    "NONZERO_COORDINATES"})
+    "ELEMENT_WISE_LOGICAL_EQUALS", "CUMULATIVE_SUMMATION", "CUMULATIVE_PRODUCT", "NONZERO_COORDINATES"})
+# Operators without inputs, which dmlops computes with NumPy or on the CPU and moves to the device (a move keeps
+# every bit, int64 ones included): their outputs carry the bits of any value of any DataType.
+HOST_OPS = frozenset({"FILL_VALUE_CONSTANT", "FILL_VALUE_SEQUENCE", "DIAGONAL_MATRIX"})
 
 
 def bits_field(node, name: str) -> bool:
-    """Whether ``node``'s tensor ``name`` may carry UINT16 / UINT32 bits of any value (BITS_OPS)."""
+    """Whether ``node``'s tensor ``name`` may carry bits of any value: UINT16 / UINT32 of BITS_OPS, anything of
+    HOST_OPS."""
+    if node.OPERATOR_TYPE in HOST_OPS:
+        return True
     return (node.OPERATOR_TYPE in BITS_OPS and not _index_field(node, name)
             and getattr(node, "scale_bias", None) is None)
 
@@ -156,9 +161,9 @@ def carry(path: str, data_type: str, array, bits: bool = False):
 def uncarry(path: str, data_type: str, array, bits: bool = False):
     """A carrier output as ``data_type``'s NumPy array, or a DmlOpsError naming the first element the carrier cannot
     stand for (a UINT32 result needing the top bit: an int32 carrier cannot say whether it wrapped or saturated);
-    ``bits``: a BITS_OPS output, whose carrier bits are the result (UINT16 taken modulo 2**16)."""
-    if bits and data_type in ("UINT16", "UINT32"):
-        return array.astype(np.dtype(data_type.lower()))  # C conversion: the low 16 / 32 bits
+    ``bits``: a BITS_OPS or HOST_OPS output, whose carrier bits are the result (UINT16 taken modulo 2**16)."""
+    if bits:
+        return array.astype(np.dtype(data_type.lower()))  # C conversion: the low 16 / 32 / 64 bits
     found = _first_outside(array, data_type)
     if found is not None:
         index, value = found
@@ -169,6 +174,45 @@ def uncarry(path: str, data_type: str, array, bits: bool = False):
     return array.astype(np.dtype(data_type.lower()))
 
 
+# Operators that only move, select or compare their data (no arithmetic on the values): with every INT64 / UINT64
+# value within int32 (checked at run time), 32-bit integer arithmetic computes them exactly; their attributes must
+# fit 32 bits too (_attributes_fit). CAST takes them as its input only. (MAX_POOLING is not one: its lowering pads
+# with the type's lowest value, which 32 bits cannot hold; the double showed it with int_int64.)
+RANGE_CLOSED_64 = frozenset({
+    "SLICE", "SLICE1", "SLICE_GRAD", "JOIN", "SPLIT", "TILE", "PADDING", "PADDING1", "DEPTH_TO_SPACE",
+    "DEPTH_TO_SPACE1", "SPACE_TO_DEPTH", "SPACE_TO_DEPTH1", "GATHER", "GATHER_ELEMENTS", "GATHER_ND", "GATHER_ND1",
+    "SCATTER_ELEMENTS", "SCATTER_ND", "REVERSE_SUBSEQUENCES", "ELEMENT_WISE_IF", "MAX_UNPOOLING", "UNFOLD",
+    "ONE_HOT", "ELEMENT_WISE_IDENTITY", "ELEMENT_WISE_MAX", "ELEMENT_WISE_MIN", "ARGMAX", "ARGMIN", "TOP_K",
+    "TOP_K1", "ELEMENT_WISE_LOGICAL_EQUALS",
+    "ELEMENT_WISE_LOGICAL_GREATER_THAN", "ELEMENT_WISE_LOGICAL_GREATER_THAN_OR_EQUAL",
+    "ELEMENT_WISE_LOGICAL_LESS_THAN", "ELEMENT_WISE_LOGICAL_LESS_THAN_OR_EQUAL", "ELEMENT_WISE_SIGN",
+    "ELEMENT_WISE_CLIP", "ELEMENT_WISE_CLIP1", "ELEMENT_WISE_CLIP_GRAD", "ELEMENT_WISE_CLIP_GRAD1", "CAST",
+    "REDUCE"})
+_SELECTING_REDUCTIONS = ("MIN", "MAX", "ARGMIN", "ARGMAX")
+
+
+def _attributes_fit(node) -> bool:
+    """Whether ``node``'s numeric attributes (CLIP Min/Max, PADDING value, ...) fit 32-bit integers."""
+    for field in ("min", "max", "padding_value", "value"):
+        v = getattr(node, field, None)
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and not (v != v) and not -2**31 <= v < 2**31:
+            return False
+    return True
+
+
+def _range_closed(node, name: str, kind: str) -> bool:
+    """Whether a 64-bit integer tensor ``name`` of ``node`` is one 32-bit arithmetic computes exactly (see
+    RANGE_CLOSED_64) when its values fit int32."""
+    op = node.OPERATOR_TYPE
+    if op not in RANGE_CLOSED_64 or getattr(node, "scale_bias", None) is not None or not _attributes_fit(node):
+        return False
+    if op == "CAST":
+        return kind == "input"
+    if op == "REDUCE":
+        return getattr(node.function, "name", "") in _SELECTING_REDUCTIONS
+    return True
+
+
 def _index_field(node, name: str) -> bool:
     field = name.partition("[")[0]
     if field in INDEX_FIELDS or INDEX_OUTPUTS.get(node.OPERATOR_TYPE) == field:
@@ -176,6 +220,14 @@ def _index_field(node, name: str) -> bool:
     function = getattr(node, "function", None)  # REDUCE ARGMAX / ARGMIN
     return node.OPERATOR_TYPE == "REDUCE" and field == "OutputTensor" and getattr(function, "name", "") in (
         "ARGMAX", "ARGMIN")
+
+
+def _why_not_closed(node) -> str:
+    if node.OPERATOR_TYPE in RANGE_CLOSED_64 and getattr(node, "scale_bias", None) is not None:
+        return " (this one has a ScaleBias)"
+    if node.OPERATOR_TYPE in RANGE_CLOSED_64 and not _attributes_fit(node):
+        return " (this one has an attribute beyond 32 bits)"
+    return ""
 
 
 def descriptor_problems(graph) -> list[str]:
@@ -192,10 +244,12 @@ def descriptor_problems(graph) -> list[str]:
                 if td is None:
                     continue
                 dt = td.data_type.name
-                if dt in ("INT64", "UINT64") and not _index_field(node, name):
+                if (dt in ("INT64", "UINT64") and has_inputs and not _index_field(node, name)
+                        and not _range_closed(node, name, kind)):
                     out.append(f"{op}.{name}: DataType {dt}; torch-directml computes 64-bit integers in 32 bits "
                                "(int64 [2**40 + 1] + 1 gives [2]) and has no uint64 tensors, so dmlops takes "
-                               "INT64 and UINT64 there only for index, length and count tensors.")
+                               f"INT64 and UINT64 there only for index, length and count tensors and for operators "
+                               f"that only move, select or compare them{_why_not_closed(node)}.")
                 if dt == "FLOAT64" and has_inputs:
                     out.append(f"{op}.{name}: DataType FLOAT64; torch-directml computes nothing in float64 (\"The GPU "
                                "device does not support Double (Float64) operations!\").")
@@ -211,7 +265,7 @@ def descriptor_problems(graph) -> list[str]:
 
 
 __all__ = ["registered", "registers", "runs_on_directml", "descriptor_problems", "FALLBACK", "MAX_RANK", "CARRIERS",
-           "BITS_OPS", "bits_field", "carry", "uncarry", "TO_DIRECTML"]
+           "BITS_OPS", "HOST_OPS", "RANGE_CLOSED_64", "bits_field", "carry", "uncarry", "TO_DIRECTML"]
 
 
 def recorder():
