@@ -312,7 +312,7 @@ __all__ += ["recorder"]
 
 
 def workarounds():
-    """A TorchDispatchMode that computes, through ops torch-directml gets right, the aten ops it gets wrong: the
+    """A TorchDispatchMode (a new one each call; the class is made once) that computes, through ops torch-directml gets right, the aten ops it gets wrong: the
     selftest on real torch-directml 0.2.5 (../shared/reference/real_directml/) found each of these, and
     tests/torch_directml_double.py models them. Every rewrite gives what torch computes on the CPU, so the
     lowerings need not know they run on DirectML. Active while a Runner on a ``dml`` device runs.
@@ -340,6 +340,12 @@ def workarounds():
       is taken as the bits of the unsigned value it stands for; ``view`` between int16 and the int32 carrier of
       UINT16 (a view to another width needs a storage) narrows or zero-extends the 16 bits.
     """
+    return _workarounds_class()()
+
+
+@functools.cache
+def _workarounds_class():
+    """The class of :func:`workarounds`' mode (torch imported on first use)."""
     import torch
     from torch.utils._python_dispatch import TorchDispatchMode
 
@@ -576,7 +582,7 @@ def workarounds():
                 return func(*args, **kwargs)
             return fix(func, args, kwargs)
 
-    return Workarounds()
+    return Workarounds
 
 
 __all__ += ["workarounds"]
