@@ -5,7 +5,7 @@ no execution backend (ONNX Runtime, PyTorch) is imported until something runs.
 """
 from __future__ import annotations
 
-from .errors import DescriptorError, DmlOpsError, Problem, ValidationError
+from .errors import DescriptorError, DmlOpsError, Problem, UnsupportedValue, ValidationError
 from .types import DataType, FeatureLevel, ScaleBias, Size2D, TensorDesc, TensorFlags
 
 __version__ = "0.1.0"
@@ -106,7 +106,7 @@ def __dir__():
 
 __all__ = [
     "DataType", "FeatureLevel", "TensorFlags", "TensorDesc", "ScaleBias", "Size2D",
-    "DmlOpsError", "DescriptorError", "ValidationError", "Problem",
+    "DmlOpsError", "DescriptorError", "ValidationError", "UnsupportedValue", "Problem",
     "problems", "validate", "from_json", "to_json", "load", "compile", "run", "check_model",
     "GraphBuilder", "GraphDesc", "InputEdge", "IntermediateEdge", "OutputEdge",
 ]

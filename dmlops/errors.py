@@ -25,6 +25,12 @@ class DescriptorError(DmlOpsError):
         super().__init__(f"{path}: {message}" if path else message)
 
 
+class UnsupportedValue(DmlOpsError):
+    """A path refused a value at run time that it cannot compute exactly (e.g. a UINT32 element needing the top
+    bit on torch-directml, which carries UINT32 in int32 tensors); the message names the element and the path
+    that can (usually ``backend="directml"``). The descriptor itself is fine."""
+
+
 @dataclass(frozen=True)
 class Problem:
     """One reason a descriptor is invalid at a feature level.

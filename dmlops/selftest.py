@@ -8,8 +8,8 @@ DirectML's outputs within dmlops.vector_tolerances. ``--path onnxruntime:cpu`` c
 without DirectML: it checks dmlops's lowerings against DirectML's answers).
 
 Results per case: ``ok``; ``mismatch`` (outside the tolerance) and ``error`` (an exception while running) fail the
-selftest; ``refused`` (the path refused the descriptor at compile time, saying why, e.g. torch-directml and UINT32
-tensors) is reported but is not a failure. One line per operator and path, under a header: the samples' ok/run
+selftest; ``refused`` (the path refused the descriptor at compile time, or a value at run time with
+``dmlops.UnsupportedValue``, saying why, e.g. torch-directml and a UINT32 element needing the top bit) is reported but is not a failure. One line per operator and path, under a header: the samples' ok/run
 (against the reference), the vectors' ok/run (against DirectML's answers), the result, and on the native path the
 device memory its compiled cases held (``CompiledOperator.device_bytes``); the native path's totals say what the
 compiled operators held in all and what the device holds at the end (``runtime.Queue.memory``).
@@ -31,7 +31,7 @@ from importlib import metadata
 
 import numpy as np
 
-from .errors import DmlOpsError
+from .errors import DmlOpsError, UnsupportedValue
 from .vectors import LEVEL
 
 
@@ -102,6 +102,8 @@ def _run(path: str, op: str, name: str, source: str, desc, inputs, compare) -> R
         _COUNTED.add(compiled)
     try:
         detail = compare(compiled(inputs), desc)
+    except UnsupportedValue as e:  # a value the path cannot compute exactly, refused by name: not a failure
+        return Result(path, op, name, source, "refused", str(e), held)
     except Exception as e:  # noqa: BLE001 - a report: every failure is a row, not a crash
         return Result(path, op, name, source, "error", f"{type(e).__name__}: {e}", held)
     return Result(path, op, name, source, "mismatch" if detail else "ok", detail, held)

@@ -60,6 +60,27 @@ def test_a_refusal_is_reported_but_is_not_a_failure(monkeypatch):
     assert selftest.report(["torch:cpu"], results)["totals"]["refused"] == len(results)
 
 
+def test_a_value_refused_at_run_time_is_refused_but_another_error_is_an_error(monkeypatch):
+    from dmlops.ops import element_wise_add
+
+    def refuse_value(desc, torch, x):
+        raise dmlops.UnsupportedValue("ELEMENT_WISE_ADD.ATensor: element (0,) is 4294967295; simulated")
+
+    clear_cache()
+    monkeypatch.setattr(element_wise_add, "to_torch", refuse_value)
+    try:
+        results = selftest.selftest(["torch:cpu"], ["ELEMENT_WISE_ADD"], out=lambda line: None)
+        assert results and {r.result for r in results} == {"refused"}
+        assert results[0].detail == "ELEMENT_WISE_ADD.ATensor: element (0,) is 4294967295; simulated"
+        clear_cache()
+        monkeypatch.setattr(element_wise_add, "to_torch", lambda desc, torch, x: 1 / 0)
+        results = selftest.selftest(["torch:cpu"], ["ELEMENT_WISE_ADD"], out=lambda line: None)
+        assert {r.result for r in results} == {"error"}
+        assert results[0].detail == "ZeroDivisionError: division by zero"
+    finally:
+        clear_cache()
+
+
 def test_no_directml_path_exits_2_and_says_what_to_do(monkeypatch):
     monkeypatch.setattr(selftest, "directml_paths", lambda: [])
     lines = []

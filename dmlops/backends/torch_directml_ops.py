@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import DmlOpsError
+from ..errors import DmlOpsError, UnsupportedValue
 
 LIST = Path(__file__).resolve().parent.parent / "data" / "torch_directml_ops.txt"
 
@@ -144,14 +144,14 @@ def _first_outside(array, data_type: str):
 
 
 def carry(path: str, data_type: str, array, bits: bool = False):
-    """A NumPy input of ``data_type`` (a CARRIERS key) as its carrier array, or a DmlOpsError naming the first
+    """A NumPy input of ``data_type`` (a CARRIERS key) as its carrier array, or an UnsupportedValue naming the first
     element the carrier cannot take; ``bits``: a UINT16 / UINT32 tensor of a BITS_OPS operator, carried as bits."""
     if bits and data_type in ("UINT16", "UINT32"):
         return array.astype(CARRIERS[data_type])  # C conversion: uint32 bits as int32
     found = _first_outside(array, data_type)
     if found is not None:
         index, value = found
-        raise DmlOpsError(
+        raise UnsupportedValue(
             f"{path}: element {index} is {value}; on torch-directml dmlops carries {data_type} in "
             f"{CARRIERS[data_type]} tensors (torch-directml has no unsigned 16-, 32- or 64-bit tensors and computes "
             f"integers in 32 bits) and takes {_RANGE_TEXT[data_type]} only. Use backend=\"directml\" for this value.")
@@ -159,7 +159,7 @@ def carry(path: str, data_type: str, array, bits: bool = False):
 
 
 def uncarry(path: str, data_type: str, array, bits: bool = False):
-    """A carrier output as ``data_type``'s NumPy array, or a DmlOpsError naming the first element the carrier cannot
+    """A carrier output as ``data_type``'s NumPy array, or an UnsupportedValue naming the first element the carrier cannot
     stand for (a UINT32 result needing the top bit: an int32 carrier cannot say whether it wrapped or saturated);
     ``bits``: a BITS_OPS or HOST_OPS output, whose carrier bits are the result (UINT16 taken modulo 2**16)."""
     if bits:
@@ -167,7 +167,7 @@ def uncarry(path: str, data_type: str, array, bits: bool = False):
     found = _first_outside(array, data_type)
     if found is not None:
         index, value = found
-        raise DmlOpsError(
+        raise UnsupportedValue(
             f"{path}: element {index} came out as {value} in its {CARRIERS[data_type]} carrier; on torch-directml "
             f"dmlops returns {data_type} values of {_RANGE_TEXT[data_type]} only (torch-directml has no unsigned 16-, "
             f"32- or 64-bit tensors and computes integers in 32 bits). Use backend=\"directml\" for this result.")
