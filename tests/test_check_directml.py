@@ -28,7 +28,7 @@ def test_the_cpu_kernel_table_is_what_the_installed_onnxruntime_registers():
         pytest.skip(f"the table is from onnxruntime {shipped['meta']['onnxruntime']}, this is {ort.__version__}: "
                     "python -m tools.gen_ort_cpu_kernels rewrites it")
     assert gen_ort_cpu_kernels.render(gen_ort_cpu_kernels.build()) == CPU_TABLE.read_text(encoding="utf-8")
-    assert shipped["kernels"]["ai.onnx"]["Add"][0][:2] == [7, 12]  # no Add-6: opset-6 Add models fail
+    assert min(lo for lo, _, _ in shipped["kernels"]["ai.onnx"]["Add"]) == 7  # no Add-6: opset-6 Add models fail
 
 
 def _session_ok(ort, model_bytes) -> tuple[bool, str]:

@@ -6,8 +6,9 @@ onnxruntime reports them (``onnxruntime.capi._pybind_state.get_all_opkernel_def(
 
 ``dmlops check`` reads it to tell a node that falls back to the CPU (the CPU provider has a kernel) from one that no
 provider implements (session creation fails) or one ONNX Runtime inlines (an ONNX function op no provider
-implements: its body's nodes are placed instead). Registrations with the same version range are merged (the union
-of their type lists per type constraint); an end version of 2147483647 (INT_MAX) is written as null.
+implements: its body's nodes are placed instead). Each registration keeps its own type lists (a typed kernel such as
+OneHot<int64, float, bfloat16> exists or does not; a union over registrations would accept combinations none of them
+takes); identical ones are written once; an end version of 2147483647 (INT_MAX) is written as null.
 """
 from __future__ import annotations
 
@@ -26,22 +27,21 @@ def build() -> dict:
     import onnxruntime
     from onnxruntime.capi import _pybind_state as C
 
-    merged: dict[tuple[str, str, int, int], dict[str, set[str]]] = {}
+    regs: dict[tuple[str, str], set[str]] = {}
     for k in C.get_all_opkernel_def():
         if k.provider != "CPUExecutionProvider":
             continue
-        key = (k.domain or "ai.onnx", k.op_name, k.version_range[0], k.version_range[1])
-        types = merged.setdefault(key, {})
-        for name, listed in k.type_constraints.items():
-            types.setdefault(name, set()).update(listed)
+        lo, hi = k.version_range
+        entry = [lo, None if hi >= INT_MAX else hi, {n: sorted(t) for n, t in sorted(k.type_constraints.items())}]
+        regs.setdefault((k.domain or "ai.onnx", k.op_name), set()).add(json.dumps(entry, sort_keys=True))
     kernels: dict[str, dict[str, list]] = {}
-    for (domain, op, lo, hi), types in sorted(merged.items()):
-        kernels.setdefault(domain, {}).setdefault(op, []).append(
-            [lo, None if hi >= INT_MAX else hi, {n: sorted(t) for n, t in sorted(types.items())}])
+    for (domain, op), entries in sorted(regs.items()):
+        kernels.setdefault(domain, {})[op] = [json.loads(e) for e in sorted(entries)]
     return {"meta": {"onnxruntime": onnxruntime.__version__,
                      "source": "onnxruntime.capi._pybind_state.get_all_opkernel_def(), CPUExecutionProvider",
                      "command": "python -m tools.gen_ort_cpu_kernels",
-                     "format": "kernels[domain][op] = [[since, until or null, {type constraint: [types]}], ...]"},
+                     "format": "kernels[domain][op] = [[since, until or null, {type constraint: [types]}], ...], one "
+                               "entry per registration"},
             "kernels": kernels}
 
 

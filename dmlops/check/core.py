@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 from ..backends import ort_dml_kernels
 from ..errors import DmlOpsError
@@ -76,7 +77,7 @@ class _Context:
         self.origins: dict[str, str] = {}
         self.kernels = ort_dml_kernels.kernels()
         self.reports: list[NodeReport] = []
-        self.inline: dict[int, object] = {}  # main-graph node index -> FunctionProto ONNX Runtime inlines
+        self.inline: dict[tuple, Any] = {}  # (graph path, node index) -> FunctionProto ONNX Runtime inlines
 
 
 def _device(feature_level, device, float16, float64):
@@ -135,12 +136,11 @@ def check_model(model, feature_level=None, device=None, *, cpu_fallback: bool = 
         inferred = _fold.infer(work, notes)
         ctx = _Context(level, f16, f64, cpu_fallback, opsets, newest)
         ctx.ir_version, ctx.origins = proto.ir_version, origins
-        _check_graph(ctx, inferred.graph, "", {}, {}, set())
+        _check_graph(ctx, inferred.graph, "", (), {}, {}, {}, set())
         if not ctx.inline:
             break
-        for i in ctx.inline:
-            node = work.graph.node[i]
-            inlined[node.op_type] = inlined.get(node.op_type, 0) + 1
+        for fp in ctx.inline.values():
+            inlined[fp.name] = inlined.get(fp.name, 0) + 1
         work = _inlined(work, ctx.inline, origins)
         notes[:] = [n for n in notes if not n.startswith("ONNX shape inference failed")]
     for op, k in sorted(inlined.items()):
@@ -152,34 +152,49 @@ def check_model(model, feature_level=None, device=None, *, cpu_fallback: bool = 
                        nodes=ctx.reports, notes=notes, model_nodes=len(proto.graph.node))
 
 
+def _subgraph(graph, path: tuple):
+    """The (sub)graph at ``path``: (node index, attribute name, position in a GRAPHS attribute or None) per level."""
+    for i, name, k in path:
+        attr = next(a for a in graph.node[i].attribute if a.name == name)
+        graph = attr.g if k is None else attr.graphs[k]
+    return graph
+
+
 def _inlined(proto, inline: dict, origins: dict[str, str]):
-    """A copy of ``proto`` whose main-graph nodes ``inline`` (index -> FunctionProto) are replaced by their bodies,
-    as ONNX Runtime's partitioner does for function ops no provider implements; ``origins`` gains the new nodes'
-    names -> the node they came from."""
+    """A copy of ``proto`` whose nodes ``inline`` ((graph path, node index) -> FunctionProto) are replaced by their
+    bodies, as ONNX Runtime's partitioner does for function ops no provider implements; ``origins`` gains the new
+    nodes' names -> the node they came from."""
     import onnx
 
     out = onnx.ModelProto()
     out.CopyFrom(proto)
-    nodes = []
-    for i, node in enumerate(proto.graph.node):
-        fp = inline.get(i)
-        if fp is None:
-            nodes.append(node)
-            continue
-        prefix = node.name or f"{node.op_type}_{i}"
-        body = _provider.expand(node, fp, prefix)
-        origin = origins.get(node.name) or "inlined from " + (f"{node.op_type} node {i} {node.name!r}" if node.name
-                                                              else f"{node.op_type} node {i}")
-        for m in body:
-            origins[m.name] = origin
-        nodes.extend(body)
-    del out.graph.node[:]
-    out.graph.node.extend(nodes)
+    by_graph: dict[tuple, dict[int, object]] = {}
+    for (path, i), fp in inline.items():
+        by_graph.setdefault(path, {})[i] = fp
+    # Deepest graphs first: their paths name parent nodes by index, which inlining in the parent would shift.
+    for path in sorted(by_graph, key=len, reverse=True):
+        graph = _subgraph(out.graph, path)
+        nodes = []
+        for i, node in enumerate(graph.node):
+            fp = by_graph[path].get(i)
+            if fp is None:
+                nodes.append(node)
+                continue
+            prefix = node.name or f"{node.op_type}_{i}"
+            body = _provider.expand(node, fp, prefix)
+            origin = origins.get(node.name) or "inlined from " + (
+                f"{node.op_type} node {i} {node.name!r}" if node.name else f"{node.op_type} node {i}")
+            for m in body:
+                origins[m.name] = origin
+            nodes.extend(body)
+        del graph.node[:]
+        graph.node.extend(nodes)
     return out
 
 
-def _values(graph, types: dict, shapes: dict) -> None:
+def _values(graph, types: dict, shapes: dict, type_protos: dict) -> None:
     for v in [*graph.input, *graph.output, *graph.value_info]:
+        type_protos[v.name] = v.type
         t = _type_string(v.type)
         if t is not None:
             types[v.name] = t
@@ -194,10 +209,10 @@ def _values(graph, types: dict, shapes: dict) -> None:
         shapes[st.values.name] = tuple(st.dims)
 
 
-def _check_graph(ctx: _Context, graph, prefix: str, outer_types: dict, outer_shapes: dict,
-                 outer_constants: set[str]) -> None:
-    types, shapes = dict(outer_types), dict(outer_shapes)
-    _values(graph, types, shapes)
+def _check_graph(ctx: _Context, graph, prefix: str, path: tuple, outer_types: dict, outer_shapes: dict,
+                 outer_type_protos: dict, outer_constants: set[str]) -> None:
+    types, shapes, type_protos = dict(outer_types), dict(outer_shapes), dict(outer_type_protos)
+    _values(graph, types, shapes, type_protos)
     initializers = {t.name for t in graph.initializer} | {st.values.name for st in graph.sparse_initializer}
     input_names = {i.name for i in graph.input}
     # From IR 4 on, an initializer that is also a graph input can be overridden at run time: not a constant for
@@ -218,9 +233,12 @@ def _check_graph(ctx: _Context, graph, prefix: str, outer_types: dict, outer_sha
     # 1. What ONNX Runtime's basic optimizations remove.
     fold: dict[int, str] = {}
     alias: dict[str, str] = {}
+    produced = {o for node in nodes for o in node.output if o}
     for i, node in enumerate(nodes):
-        why = _provider.folded(node, constants, shapes, graph_outputs, consumers)
-        if why is None:
+        why = _provider.folded(node, constants, shapes, graph_outputs, consumers, produced)
+        if why is None or (node.name in ctx.origins and node.op_type not in ("Constant", "Identity")):
+            # ONNX Runtime inlines function bodies while it partitions, after its basic optimizations: a body's
+            # nodes are not constant-folded (its Constant nodes become initializers, its Identity nodes go).
             continue
         fold[i] = why
         if node.op_type in ("Identity", "Dropout") and not all(x in constants for x in node.input if x):
@@ -243,7 +261,7 @@ def _check_graph(ctx: _Context, graph, prefix: str, outer_types: dict, outer_sha
         ins, outs = [info(x) for x in node.input], [info(x) for x in node.output]
         nr = NodeReport(index=i, name=node.name, op=node.op_type, domain=domain, opset=ctx.opsets.get(domain),
                         since_version=None, inputs=ins, outputs=outs, graph=prefix,
-                        origin=ctx.origins.get(node.name, "") if not prefix and node.name else "")
+                        origin=ctx.origins.get(node.name, "") if node.name else "")
         nr.flops = estimate(node, ins, outs)
         reports[i] = nr
         if i in fold:
@@ -351,13 +369,16 @@ def _check_graph(ctx: _Context, graph, prefix: str, outer_types: dict, outer_sha
         found = lookups.get(i)
         if nr.verdict is not Verdict.CPU_FALLBACK or found is None or nr.reason.startswith("a CPU kernel registered"):
             continue
-        has, why_not = _provider.cpu_kernel(node, nr.domain, found.since_version, found.schema, types)
-        if has:
+        how, why_not = _provider.cpu_kernel(node, nr.domain, found.since_version, found.schema, types)
+        if how == "exact":
             continue
-        body = _provider.function_body(node, found.schema, nr.opset or 0, types) if not prefix else None
+        body = _provider.function_body(node, found.schema, nr.opset or 0, type_protos)
         if body is not None:
-            ctx.inline[i] = body
-            nr.reason += f"; {why_not}: ONNX Runtime inlines its ONNX function body ({len(body.node)} nodes)"
+            ctx.inline[(path, i)] = body
+            continue
+        if how == "cast":
+            nr.reason += ("; the CPU provider runs it in float32, with casts around it (no float16 kernel; ONNX "
+                          "Runtime's InsertCastTransformer)")
             continue
         nr.verdict = Verdict.FAILS
         nr.reason += f"; {why_not}: no provider can run it"
@@ -399,5 +420,6 @@ def _check_graph(ctx: _Context, graph, prefix: str, outer_types: dict, outer_sha
         for a in node.attribute:
             subs = [a.g] if a.type == 5 else list(a.graphs) if a.type == 10 else []
             for k, g in enumerate(subs):
-                path = f"{prefix + '/' if prefix else ''}{node.name or node.op_type + str(i)}.{a.name}"
-                _check_graph(ctx, g, path + (f"[{k}]" if a.type == 10 else ""), types, shapes, constants)
+                where = f"{prefix + '/' if prefix else ''}{node.name or node.op_type + str(i)}.{a.name}"
+                _check_graph(ctx, g, where + (f"[{k}]" if a.type == 10 else ""),
+                             path + ((i, a.name, k if a.type == 10 else None),), types, shapes, type_protos, constants)

@@ -132,27 +132,42 @@ def cpu_kernels() -> dict:
     return json.loads(CPU_TABLE.read_text(encoding="utf-8"))
 
 
-def cpu_kernel(node, domain: str, since: int | None, schema, types: dict[str, str]) -> tuple[bool, str]:
-    """Whether ONNX Runtime's CPU provider has a kernel for ``node`` (version and types, as ORT's VerifyVersion and
-    type-constraint check match it), and what it registers when it has none."""
+# What ONNX Runtime's CPU kernels refuse when they are constructed (the session then fails): their own messages.
+CPU_KERNEL_LIMITS = {("ai.onnx", op): ("layout", "Batchwise recurrent operations (layout == 1) are not supported")
+                     for op in ("LSTM", "GRU", "RNN")}
+
+
+def cpu_kernel(node, domain: str, since: int | None, schema, types: dict[str, str]) -> tuple[str | None, str]:
+    """How ONNX Runtime's CPU provider can run ``node``: ("exact", "") when a kernel matches its version (ORT's
+    VerifyVersion) and types; ("cast", "") when only a float kernel matches a float16 node (ORT's
+    InsertCastTransformer casts around it, after function inlining had its chance); (None, why) otherwise, also when
+    the kernel would refuse the node's attributes as it is created (CPU_KERNEL_LIMITS)."""
     regs = cpu_kernels()["kernels"].get(domain, {}).get(node.op_type, [])
     if since is None:
-        return False, ""
-    for lo, hi, constraints in regs:
-        if since == lo or (lo < since and hi is not None and hi >= since):
-            if type_mismatch(node, {"types": constraints, "since_version": lo}, schema, types) is None:
-                return True, ""
+        return None, ""
+    as_float = {k: "tensor(float)" if v == "tensor(float16)" else v for k, v in types.items()}
+    for kind, candidate in (("exact", types), ("cast", as_float)):
+        for lo, hi, constraints in regs:
+            if since == lo or (lo < since and hi is not None and hi >= since):
+                if type_mismatch(node, {"types": constraints, "since_version": lo}, schema, candidate) is None:
+                    limit = CPU_KERNEL_LIMITS.get((domain, node.op_type))
+                    if limit and _attr(node, limit[0], 0):
+                        return None, (f"ONNX Runtime's CPU kernel refuses {limit[0]}={_attr(node, limit[0], 0)} "
+                                      f"when it is created ('{limit[1]}')")
+                    return kind, ""
     if not regs:
-        return False, f"ONNX Runtime's CPU provider has no {node.op_type} kernel either"
+        return None, f"ONNX Runtime's CPU provider has no {node.op_type} kernel either"
+    spans = sorted({(lo, hi) for lo, hi, _ in regs}, key=lambda span: span[0])
     ranges = ", ".join(f"{lo}" + (f"-{hi}" if hi is not None and hi != lo else "" if hi == lo else "+")
-                       for lo, hi, _ in regs)
-    return False, (f"ONNX Runtime's CPU provider has no {node.op_type}-{since} kernel for these types either "
-                   f"(it registers versions {ranges})")
+                       for lo, hi in spans)
+    return None, (f"ONNX Runtime's CPU provider has no {node.op_type}-{since} kernel for these types either "
+                  f"(it registers versions {ranges})")
 
 
-def function_body(node, schema, opset: int, types: dict[str, str]):
+def function_body(node, schema, opset: int, type_protos: dict):
     """The FunctionProto ONNX Runtime would inline for ``node`` (its ONNX schema's function body, or its
-    context-dependent body for the node's input types), or None when the op has none."""
+    context-dependent body for the node's input types and shapes: ``type_protos``, value name -> TypeProto), or None
+    when the op has none."""
     import onnx
 
     if schema is None:
@@ -163,17 +178,13 @@ def function_body(node, schema, opset: int, types: dict[str, str]):
     usable = [v for v in versions if v <= opset]  # the body written for the newest opset not above the model's
     if not usable:
         return None
-    opset = max(usable)
+    requested, opset = opset, max(usable)
     try:
         if static:
             data = schema.get_function_with_opset_version(opset)
         elif schema.has_context_dependent_function:
-            tps = []
-            for x in node.input:
-                t = types.get(x) if x else None
-                elem = t[7:-1] if t and t.startswith("tensor(") else None
-                code = getattr(onnx.TensorProto, elem.upper(), 0) if elem else 0
-                tps.append(onnx.helper.make_tensor_type_proto(code, None).SerializeToString())
+            tps = [(type_protos[x] if x in type_protos else onnx.TypeProto()).SerializeToString() if x
+                   else onnx.TypeProto().SerializeToString() for x in node.input]
             data = schema.get_context_dependent_function_with_opset_version(opset, node.SerializeToString(), tps)
     except Exception:  # onnx raises plain RuntimeErrors when it cannot build a body for these types
         return None
@@ -181,7 +192,30 @@ def function_body(node, schema, opset: int, types: dict[str, str]):
         return None
     fp = onnx.FunctionProto()
     fp.ParseFromString(data if isinstance(data, bytes) else data.SerializeToString())
-    return fp if fp.node else None
+    if not fp.node or (static and not _body_still_valid(fp, opset, requested)):
+        return None
+    return fp
+
+
+def _body_still_valid(fp, body_opset: int, model_opset: int) -> bool:
+    """Whether a static body written for ``body_opset`` means the same at ``model_opset``: none of the ONNX ops it uses
+    has a newer version in between (ONNX's GetFunction(requested_opset, validate) refuses it otherwise, and ONNX Runtime
+    then has no body to inline: a Swish-24 node in an opset-28 model is not inlined, its body's CastLike changed at
+    25). Context-dependent bodies are built for the requested opset and not validated so (CastLike-25 in an
+    opset-28 model is inlined although Cast changed at 28): both as onnxruntime 1.32 behaves on ONNX's node tests."""
+    import onnx
+
+    for n in fp.node:
+        if (n.domain or "") not in ("", "ai.onnx"):
+            continue
+        try:
+            then = onnx.defs.get_schema(n.op_type, body_opset, "").since_version
+            now = onnx.defs.get_schema(n.op_type, model_opset, "").since_version
+        except onnx.defs.SchemaError:
+            return False
+        if then != now:
+            return False
+    return True
 
 
 def expand(node, fp, prefix: str) -> list:
@@ -361,11 +395,13 @@ def device_mask(node, reg: dict, types: dict[str, str], float16: bool, float64: 
     return None
 
 
-def folded(node, constants: set[str], shapes: dict, graph_outputs: set[str], consumers: dict[str, list]) -> str | None:
+def folded(node, constants: set[str], shapes: dict, graph_outputs: set[str], consumers: dict[str, list],
+           producers: frozenset[str] | set[str] = frozenset()) -> str | None:
     """Why ONNX Runtime's basic graph optimizations remove ``node`` before partitioning, or None.
 
     ``constants``: names of constant values (initializers that no graph input overrides, and outputs of nodes
-    folded so far); ``shapes``: value name -> shape tuple (None unknown); ``consumers``: value name -> nodes.
+    folded so far); ``shapes``: value name -> shape tuple (None unknown); ``consumers``: value name -> nodes;
+    ``producers``: the values some node of the graph outputs.
     """
     op, domain = node.op_type, node.domain or "ai.onnx"
     if domain != "ai.onnx" and domain not in CPU_DOMAINS:
@@ -383,8 +419,13 @@ def folded(node, constants: set[str], shapes: dict, graph_outputs: set[str], con
     if inputs and op not in NONDETERMINISTIC and all(x in constants for x in inputs) and not produces_output:
         return "every input is constant: ONNX Runtime's constant folding computes it"
     used = [o for o in node.output[1:] if o and (consumers.get(o) or o in graph_outputs)]
-    if domain == "ai.onnx" and op == "Identity" and not produces_output:
-        return "an Identity: ONNX Runtime's EliminateIdentity removes it"
+    if domain == "ai.onnx" and op == "Identity" and node.input and node.input[0]:
+        source = node.input[0]
+        # A graph output's Identity goes too when its input is another node's output used by nothing else: the
+        # producer then writes the graph output itself (EliminateIdentity's condition).
+        if not produces_output or (source not in graph_outputs and source not in constants and
+                                   source in producers and len(consumers.get(source, [])) == 1):
+            return "an Identity: ONNX Runtime's EliminateIdentity removes it"
     if domain == "ai.onnx" and op == "Dropout" and not produces_output and not used:
         return "a Dropout without a used mask: ONNX Runtime's EliminateDropout removes it"
     return None
