@@ -144,7 +144,7 @@ def to_bytes(td: TensorDesc, value: np.ndarray) -> bytes:
     return (nibbles[0::2] | (nibbles[1::2] << 4)).astype(np.uint8).tobytes()
 
 
-def from_bytes(td: TensorDesc, raw: bytes) -> np.ndarray:
+def from_bytes(td: TensorDesc, raw: bytes | np.ndarray) -> np.ndarray:
     """A tensor's backend form (logical when packed, the 1-D buffer when strided) from the bytes of its
     TotalTensorSizeInBytes; UINT4 / INT4 unpacked as ``to_bytes`` packs them, INT4 sign-extended."""
     count = buffer_elements(td)

@@ -46,7 +46,9 @@ Using it: ``fake = fake_directml(**options)`` in a test (import the fixture from
 ``adapters.open_device(0)`` or anything above it. Afterwards: ``fake.violations`` / ``fake.errors`` /
 ``fake.refused`` (lists of str), ``fake.calls`` ((Interface::Method, object label) tuples), ``fake.count(name)``,
 ``fake.objects`` / ``fake.of(Resource)``, ``fake.heaps`` (every descriptor heap made), ``fake.live_bytes`` /
-``fake.peak_bytes`` / ``fake.bytes_of(DescriptorHeap)``, ``fake.live()`` (objects not released; the adapter and the two devices
+``fake.peak_bytes`` / ``fake.bytes_of(DescriptorHeap)``, ``fake.seconds`` (wall time spent inside the fake's COM
+methods, from entering a vtable callback to leaving it: what a benchmark subtracts to see dmlops's own Python time;
+the ctypes crossing into each callback is not in it), ``fake.live()`` (objects not released; the adapter and the two devices
 count only above the one reference ``adapters`` keeps), ``fake.assert_clean()``, ``fake.assert_no_leaks()``,
 ``fake.remove_device()``.
 
@@ -61,12 +63,16 @@ Options (keywords of ``install``/``FakeDirectML``):
   device_removed   False, True (the first ExecuteCommandLists hangs the device) or n (the n-th one does);
                    afterwards GetDeviceRemovedReason returns ``removed_reason`` (DXGI_ERROR_DEVICE_HUNG) and
                    fences report UINT64_MAX
+  compute          True: a compiled operator's dispatch computes its outputs with the reference; False: it checks
+                   everything as usual and leaves the outputs as they are (benchmarks of dmlops's own cost, and
+                   tests that count host memory without the reference's)
 """
 from __future__ import annotations
 
 import ctypes
 import platform
 import sys
+import time
 import traceback
 from ctypes import (POINTER, CFUNCTYPE, Structure, Union, addressof, c_bool, c_size_t, c_uint8, c_uint32, c_uint64,
                     c_void_p, sizeof)
@@ -83,6 +89,7 @@ from dmlops.errors import DmlOpsError
 from dmlops.graph import GraphDesc, slots
 from dmlops.types import DataType, FeatureLevel, TensorFlags
 
+_clock = time.perf_counter
 SUPPORTED = sys.platform.startswith("linux") and platform.machine() in ("x86_64", "AMD64")
 WHY_UNSUPPORTED = "the fake DirectML builds SysV x86-64 vtables (Linux x86-64 only)"
 
@@ -127,6 +134,7 @@ SHADER_VISIBLE_HEAP_BYTES = 488 * 2**20
 # DirectML.h
 DML_BINDING_NONE, DML_BINDING_BUFFER, DML_BINDING_BUFFER_ARRAY = 0, 1, 2
 DML_EXECUTION_FLAG_DESCRIPTORS_VOLATILE = 4
+DML_EXECUTION_FLAGS_ALL = 1 | 2 | 4  # ALLOW_HALF_PRECISION_COMPUTATION, DISABLE_META_COMMANDS, DESCRIPTORS_VOLATILE
 DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT = 16
 DML_TEMPORARY_BUFFER_ALIGNMENT = DML_PERSISTENT_BUFFER_ALIGNMENT = 256
 DML_FEATURE_TENSOR_DATA_TYPE_SUPPORT, DML_FEATURE_FEATURE_LEVELS = 0, 1
@@ -246,25 +254,37 @@ class ComObject:
             default = E_FAIL if hresult else (None if form.restype is None else 0)
 
             def cb(this, *args):
+                start = _clock()
                 obj = _BY_ADDRESS[this]
-                result = obj._invoke(qual, name, getattr(obj, name), args, default)
-                return _signed(result & 0xFFFFFFFF) if hresult and result is not None else result
+                try:
+                    result = obj._invoke(qual, name, getattr(obj, name), args, default)
+                    return _signed(result & 0xFFFFFFFF) if hresult and result is not None else result
+                finally:
+                    obj.fake.seconds += _clock() - start
 
             return CFUNCTYPE(form.restype, *form.argtypes)(cb)
         size = sizeof(form.struct)
         if size <= 8:  # SysV: an 8-byte INTEGER-class struct comes back in RAX
             def cb8(this, *args):
+                start = _clock()
                 obj = _BY_ADDRESS[this]
-                result = obj._invoke(qual, name, getattr(obj, name), args, form.struct())
-                return int.from_bytes(bytes(result).ljust(8, b"\0"), "little")
+                try:
+                    result = obj._invoke(qual, name, getattr(obj, name), args, form.struct())
+                    return int.from_bytes(bytes(result).ljust(8, b"\0"), "little")
+                finally:
+                    obj.fake.seconds += _clock() - start
 
             return CFUNCTYPE(c_uint64, *form.argtypes)(cb8)
         if size > 16:  # SysV MEMORY class: the caller passes the result's address first, before `this`
             def cb_mem(ret, this, *args):
+                start = _clock()
                 obj = _BY_ADDRESS[this]
-                result = obj._invoke(qual, name, getattr(obj, name), args, form.struct())
-                ctypes.memmove(ret, ctypes.byref(result), size)
-                return ret
+                try:
+                    result = obj._invoke(qual, name, getattr(obj, name), args, form.struct())
+                    ctypes.memmove(ret, ctypes.byref(result), size)
+                    return ret
+                finally:
+                    obj.fake.seconds += _clock() - start
 
             return CFUNCTYPE(c_void_p, c_void_p, *form.argtypes)(cb_mem)
         return cls._stub(qual)  # 9..16 bytes come back in two registers, which a ctypes callback cannot do
@@ -500,6 +520,12 @@ class Resource(ComObject):
     def write(self, offset: int, data: bytes) -> None:
         self._inside(offset, len(data))
         ctypes.memmove(addressof(self.memory) + offset, data, len(data))
+
+    def copy_from(self, offset: int, src: "Resource", src_offset: int, size: int) -> None:
+        """A GPU copy: ``size`` bytes of ``src`` into this one, memory to memory (no Python bytes in between)."""
+        self._inside(offset, size)
+        src._inside(src_offset, size)
+        ctypes.memmove(addressof(self.memory) + offset, addressof(src.memory) + src_offset, size)
 
     def _inside(self, offset: int, size: int) -> None:
         if offset < 0 or size < 0 or offset + size > self.width:
@@ -844,6 +870,8 @@ class DMLDevice(ComObject):
         return self.create(Operator, riid, out, d)
 
     def CompileOperator(self, op, flags, riid, out):
+        if flags & ~DML_EXECUTION_FLAGS_ALL:
+            return self.fake.refuse(E_INVALIDARG, f"CompileOperator: flags 0x{flags:X} are not DML_EXECUTION_FLAGS")
         o = self.fake.resolve(op, Operator, "CompileOperator: op")
         if o is None:
             return E_INVALIDARG
@@ -852,6 +880,8 @@ class DMLDevice(ComObject):
     def CompileGraph(self, desc, flags, riid, out):
         if not desc:
             return self.fake.refuse(E_INVALIDARG, "CompileGraph: desc is NULL")
+        if flags & ~DML_EXECUTION_FLAGS_ALL:
+            return self.fake.refuse(E_INVALIDARG, f"CompileGraph: flags 0x{flags:X} are not DML_EXECUTION_FLAGS")
         try:
             g = marshal.read_back(ctypes.cast(desc, POINTER(S.DML_GRAPH_DESC)))
         except DmlOpsError as e:
@@ -1301,7 +1331,7 @@ class Execution:
             return
         self.use(dst, STATE_COPY_DEST, where + " (destination)")
         self.use(src, STATE_COPY_SOURCE, where + " (source)")
-        dst.write(dst_offset, src.read(src_offset, size))
+        dst.copy_from(dst_offset, src, src_offset, size)
 
     # -- dispatches
     def _dispatch(self, d: Dispatch, where: str):
@@ -1416,6 +1446,7 @@ class Execution:
             return self.violation(where, f"{op.label} has {len(d.inputs)}/{len(op.input_slots)} inputs and "
                                          f"{len(d.outputs)}/{len(op.output_slots)} outputs bound; nothing computed")
         arrays = []
+        compute = self.fake.options["compute"]
         for i, ((name, td), b) in enumerate(zip(op.input_slots, d.inputs)):
             if td is None:
                 continue
@@ -1426,9 +1457,12 @@ class Execution:
                                                  "it; nothing computed")
             elif b is None:
                 return self.violation(where, f"input {i} ({name}) is not bound; nothing computed")
-            else:
+            elif compute:
                 data = b.resource.read(b.offset, td.total_tensor_size_in_bytes)
-            arrays.append(tensors.from_bytes(td, data))
+            if compute:
+                arrays.append(tensors.from_bytes(td, data))
+        if not compute:
+            return None  # everything was checked; the outputs are left as they are
         from dmlops.lower import module
 
         missing = [n.OPERATOR_TYPE for n in op.graph.nodes if not hasattr(module(n.OPERATOR_TYPE), "reference")]
@@ -1451,7 +1485,8 @@ class Execution:
 
 
 DEFAULTS = dict(feature_level="6.4", float16=True, float64=False, refuse=(), sizes=None, initializer_temp=0,
-                validate=True, device_removed=False, removed_reason=DXGI_ERROR_DEVICE_HUNG, debug_layer=False)
+                validate=True, device_removed=False, removed_reason=DXGI_ERROR_DEVICE_HUNG, debug_layer=False,
+                compute=True)
 
 
 class FakeDirectML:
@@ -1473,6 +1508,7 @@ class FakeDirectML:
         self.refused: list[str] = []
         self.unsimulated: list[str] = []  # dispatches of operators without a dmlops reference (outputs untouched)
         self.calls: list[tuple[str, str]] = []
+        self.seconds = 0.0  # wall time spent inside the fake's COM methods (benchmarks subtract it)
         self.executions = 0
         self.removed: int | None = None
         self.heaps: list[DescriptorHeap] = []  # every descriptor heap made, in order
@@ -1640,7 +1676,7 @@ class FakeDirectML:
     def _create_factory(self, riid, out):
         return self.adapter.create(DXCoreAdapterFactory, riid, out)
 
-    def _create_d3d12(self, adapter, level, riid, out):
+    def _create_d3d12(self, adapter, level, riid, out):  # device creation is not timed (``seconds``)
         self.calls.append(("D3D12CreateDevice", self.d3d12.label))
         return self.d3d12.QueryInterface(riid, out)
 

@@ -490,6 +490,16 @@ class ComPtr:
             check(result, f"{self.interface}::{name}", operator, extra)
         return result
 
+    def function(self, name: str):
+        """The ctypes function of ``name`` itself, called as ``fn(address, *args)``: what a call made on every
+        dispatch uses (``call`` looks the method up, checks the HRESULT and handles struct returns each time). The
+        caller checks HRESULTs and must not call it once this pointer is released. Refused for a method that
+        returns a struct through a hidden pointer (Windows)."""
+        fn, form = self._function(name, None, None)
+        if form.hidden:
+            raise DmlOpsError(f"{self.interface}::{name} returns a struct through a hidden pointer here; use call().")
+        return fn
+
     def create(self, name: str, interface: str, *args, operator: str | None = None, extra=None) -> "ComPtr":
         """Call a method whose last two parameters are ``REFIID riid, void **ppv`` and wrap the new object:
         ``device.create("CreateCommandQueue", "ID3D12CommandQueue", byref(desc))``."""

@@ -172,6 +172,12 @@ class Queue:
                                  byref(D3D12_COMMAND_QUEUE_DESC(COMMAND_LIST_TYPE_COMPUTE, 0, 0, 0)))
         self.fence = self.create(d3d12, "CreateFence", "ID3D12Fence", c_uint64(0), 0)
         self.value = 0
+        self.closed = False  # release() was called: nothing may be submitted any more
+        # The three calls of every submission, looked up once (``submit``).
+        self._queue_address, self._fence_address = self.queue.address, self.fence.address
+        self._execute_lists = self.queue.function("ExecuteCommandLists")
+        self._signal = self.queue.function("Signal")
+        self._completed = self.fence.function("GetCompletedValue")
         self.increment = d3d12.call("GetDescriptorHandleIncrementSize", DESCRIPTOR_HEAP_CBV_SRV_UAV)
         self.recorder = self.create(device.dml_device, "CreateCommandRecorder", "IDMLCommandRecorder")
         self.allocator = self.create(d3d12, "CreateCommandAllocator", "ID3D12CommandAllocator",
@@ -273,15 +279,26 @@ class Queue:
     def execute(self, command_list: ComPtr, operator: str | None = None) -> None:
         """Execute one closed command list and wait until the GPU has finished it. Hold ``lock``."""
         lists = (c_void_p * 1)(command_list.address)
-        self.queue.call("ExecuteCommandLists", 1, lists)
+        self.submit(ctypes.addressof(lists), operator)
+
+    def submit(self, lists: int, operator: str | None = None) -> None:
+        """Execute the closed command list whose pointer is stored at address ``lists`` (an
+        ``ID3D12CommandList*[1]``), signal the fence and wait for it: ExecuteCommandLists, Signal, GetCompletedValue
+        (and SetEventOnCompletion when the GPU is not done yet), the calls a C++ caller makes. Hold ``lock``."""
+        if self.closed:
+            raise DmlOpsError(f"{operator or self.name}: the device's queue was released (release_queues); compile "
+                              "the operator again.")
+        self._execute_lists(self._queue_address, 1, lists)
         self.value += 1
-        self.call(self.queue, "Signal", self.fence, c_uint64(self.value), operator=operator)
+        hr = self._signal(self._queue_address, self._fence_address, self.value)
+        if hr < 0:  # HRESULT is a signed 32-bit result: failures are negative
+            self.check(hr, "ID3D12CommandQueue::Signal", operator)
         self.wait(self.value, operator)
 
     def wait(self, value: int, operator: str | None = None) -> None:
         """Block until the fence reaches ``value``: SetEventOnCompletion with no event blocks (d3d12.h: "If hEvent
         is NULL, the call blocks until the fence reaches the value"); where that fails, poll."""
-        completed = self.fence.call("GetCompletedValue")
+        completed = self._completed(self._fence_address)
         if completed < value:
             hr = self.fence.call("SetEventOnCompletion", c_uint64(value), None, check_hr=False)
             if failed(hr) and hr & 0xFFFFFFFF not in DEVICE_LOST:
@@ -324,6 +341,7 @@ class Queue:
     def release(self) -> None:
         """Release the queue's COM objects, its descriptor heaps and staging buffers (after every Program using it
         is gone)."""
+        self.closed = True
         self.heaps.release()
         self.staging.release()
         for p in (self.queue, self.fence, self.recorder, self.allocator, self.debug_dml, self.info_queue,
@@ -389,6 +407,11 @@ class Buffer:
     def read(self, offset: int, nbytes: int) -> bytes:
         """``nbytes`` from ``offset`` of a mapped buffer."""
         return ctypes.string_at(self.pointer + offset, nbytes)
+
+    def view(self, offset: int, nbytes: int) -> np.ndarray:
+        """``nbytes`` from ``offset`` of a mapped buffer as a uint8 NumPy array over the mapped memory itself (no
+        copy). Valid only while the buffer is: never hand it to a caller."""
+        return np.frombuffer(memoryview((ctypes.c_uint8 * nbytes).from_address(self.pointer + offset)), np.uint8)
 
 
 def format_bytes(n: int) -> str:
@@ -576,6 +599,7 @@ class Staging:
             if b is not None:
                 b.release()
         self.upload = self.readback = None
+        self.generation += 1
 
 
 class DeviceBuffer:
@@ -629,11 +653,11 @@ class DeviceBuffer:
 
             try:
                 q.run_once(record)
-                raw = readback.read(0, self.nbytes)
+                value = tensors.from_bytes(td, readback.view(0, self.nbytes))  # one copy, into an array of its own
             finally:
                 if own:
                     readback.release()
-        return tensors.numpy_output(td, tensors.from_bytes(td, raw))
+        return tensors.numpy_output(td, value)
 
     def __repr__(self) -> str:
         return f"<DeviceBuffer {self.data_type.name} {list(self.sizes)} on {self.device}>"
@@ -649,12 +673,20 @@ class Program:
     ``tensors.numpy_input`` gives, or a DeviceBuffer) or a dict by input name, and returns the outputs' backend
     forms; ``run_bound(inputs)`` returns DeviceBuffers instead. ``device_bytes`` is the device memory it holds on
     its own; ``release()`` gives it back now (the garbage collector does the same once nobody holds the Program).
+    ``execution_flags`` (DML_EXECUTION_FLAGS as an int) go to CompileOperator / CompileGraph unchanged.
+
+    A call with NumPy inputs makes the COM calls a C++ caller makes and no others (ExecuteCommandLists, Signal, the
+    fence wait: ``Queue.submit``), and copies each tensor once: each input from its array straight into the mapped
+    upload buffer, each output from the mapped readback buffer straight into a new array that the caller owns (never
+    a view of the readback buffer, which the next call overwrites).
     """
 
-    def __init__(self, target, graph: GraphDesc, index: int, level: FeatureLevel, debug: bool = False):
+    def __init__(self, target, graph: GraphDesc, index: int, level: FeatureLevel, debug: bool = False,
+                 execution_flags: int = EXECUTION_FLAG_NONE):
         self.graph = graph
         self.label = target.OPERATOR_TYPE if isinstance(target, OperatorDesc) else "GRAPH"
         self.level = level
+        self.execution_flags = int(execution_flags)
         self.released = False
         q = self.queue = queue(index)
         self.in_descs, self.out_descs = graph.input_descs(), graph.output_descs()
@@ -671,11 +703,14 @@ class Program:
             self._allocate()
             self._bind()
             self._owned_bytes: bytes | None = None
+            self._owned_inputs = [i for k, i in enumerate(self.in_bind) if i is not None and self.owned[k]]
             self._stage()
             if not any(self.owned):
                 self._initialize([])
             self._list_staging = (self.upload, self.readback)
             self._list = self._record_list({}, None)
+            self._lists = (c_void_p * 1)(self._list.address)  # what ExecuteCommandLists reads on every call
+            self._lists_address = ctypes.addressof(self._lists)
         q.programs.add(self)
 
     # -- memory
@@ -727,6 +762,9 @@ class Program:
     def _alive(self) -> None:
         if self.released:
             raise DmlOpsError(f"{self.label}: this compiled operator was released (release()); compile it again.")
+        if self.queue.closed:
+            raise DmlOpsError(f"{self.label}: the device's queue was released (release_queues); compile the operator "
+                              "again.")
 
     # -- compile
 
@@ -739,7 +777,7 @@ class Program:
             if isinstance(target, OperatorDesc):
                 m = marshal(target)
                 op = q.create(dml, "CreateOperator", "IDMLOperator", m.pointer, operator=self.label)
-                self.compiled = q.create(dml, "CompileOperator", "IDMLCompiledOperator", op, EXECUTION_FLAG_NONE,
+                self.compiled = q.create(dml, "CompileOperator", "IDMLCompiledOperator", op, self.execution_flags,
                                          operator=self.label)
                 # binding order is the operator's: every tensor slot, absent optional ones included (bound NONE)
                 in_slots, out_slots = slots(target, "input"), slots(target, "output")
@@ -754,7 +792,7 @@ class Program:
                                         operator=f"GRAPH node {k} ({node.OPERATOR_TYPE})"))
                 g = marshal_graph(graph, [op.address for op in ops])
                 self.compiled = q.create(q.dml1(debug, self.label), "CompileGraph", "IDMLCompiledOperator",
-                                         g.pointer, EXECUTION_FLAG_NONE, operator=self.label)
+                                         g.pointer, self.execution_flags, operator=self.label)
                 self.in_bind = list(range(graph.input_count))
                 self.out_bind = list(range(graph.output_count))
                 owned = [False] * graph.input_count
@@ -814,10 +852,12 @@ class Program:
         return b
 
     def _stage(self) -> None:
-        """Make the shared staging buffers big enough for this operator, and record its command list again if
-        they were replaced since it was recorded. Hold the lock."""
-        self.queue.staging.reserve(self.in_end if self._own_upload is None else 0,
-                                   self.out_size if self._own_readback is None else 0, self.label)
+        """Make the shared staging buffers big enough for this operator, record its command list again if they
+        were replaced since it was recorded, and make its views of them (``_views``). A call does this only when the
+        device's staging buffers changed since this operator's last (``Staging.generation``). Hold the lock."""
+        staging = self.queue.staging
+        staging.reserve(self.in_end if self._own_upload is None else 0,
+                        self.out_size if self._own_readback is None else 0, self.label)
         recorded = getattr(self, "_list_staging", None)
         if recorded is not None and (recorded[0] is not self.upload or recorded[1] is not self.readback):
             q = self.queue
@@ -825,7 +865,31 @@ class Program:
             old = self._list
             self._list_staging = (self.upload, self.readback)
             self._list = self._record_list({}, None, self._allocator)
+            self._lists[0] = self._list.address
             old.release()
+        self._views()
+        self._staged = staging.generation
+
+    def _views(self) -> None:
+        """NumPy views of this operator's slots in its upload and readback buffers, over the mapped memory:
+        ``_in_bytes[i]`` / ``_out_bytes[i]`` (uint8, TotalTensorSizeInBytes) and, for tensors a NumPy array holds
+        as they are (packed, not 4-bit), ``_in_views[i]`` / ``_out_views[i]`` of the tensor's dtype and Sizes (else
+        None). Made again whenever the buffers are replaced (``_stage``); they never leave this Program."""
+        def typed(raw, td):
+            if tensors.is_strided(td) or td.data_type.four_bit_range is not None:
+                return None
+            dtype = td.data_type.numpy_dtype
+            return raw[:td.element_count * dtype.itemsize].view(dtype).reshape(td.sizes)
+
+        up = self.upload
+        self._in_bytes: list = [up.view(off, td.total_tensor_size_in_bytes) if up is not None else None
+                          for off, td in zip(self.in_offsets, self.in_descs)]
+        self._in_views = [typed(raw, td) if raw is not None else None for raw, td in zip(self._in_bytes, self.in_descs)]
+        rb = self.readback
+        self._out_bytes = [rb.view(off - self.in_end, td.total_tensor_size_in_bytes)
+                           for off, td in zip(self.out_offsets, self.out_descs)]
+        self._out_views = [typed(raw, td) for raw, td in zip(self._out_bytes, self.out_descs)]
+        self._out_packed = all(v is not None for v in self._out_views)
 
     def _binding(self, buffer: Buffer | None, offset: int = 0, size: int = 0, *, keep: list):
         if buffer is None:
@@ -970,6 +1034,7 @@ class Program:
     # -- calls
 
     def _feed(self, inputs) -> tuple[list, dict]:
+        """The host inputs as (index, array) and the DeviceBuffer inputs by index (checked)."""
         if isinstance(inputs, dict):
             inputs = [inputs[n] for n in self.input_names]
         host, device_inputs = [], {}
@@ -983,42 +1048,71 @@ class Program:
                 host.append((i, value))
         return host, device_inputs
 
-    def _upload(self, host: list) -> None:
-        """Write the host inputs into the upload buffer (and initialize again when OWNED_BY_DML bytes changed).
-        Hold the lock, after ``_stage``."""
-        if self.upload is None:  # in_end == 0: no input has bytes, so nothing is uploaded or owned
-            return
+    def _upload(self, host) -> None:
+        """Copy the host inputs ((index, array) pairs) into the upload buffer, each once, straight from its array
+        (and initialize again when OWNED_BY_DML bytes changed). Hold the lock, after ``_stage``."""
+        views = self._in_views
         for i, value in host:
-            self.upload.write(self.in_offsets[i], tensors.to_bytes(self.in_descs[i], value),
-                              self.in_descs[i].total_tensor_size_in_bytes)
-        owned = [i for k, i in enumerate(self.in_bind) if i is not None and self.owned[k]]
-        if owned:
-            data = b"".join(self.upload.read(self.in_offsets[i], self.in_descs[i].total_tensor_size_in_bytes)
-                            for i in owned)
+            dst = views[i]
+            if dst is not None and type(value) is np.ndarray and value.shape == dst.shape and value.dtype == dst.dtype:
+                dst[...] = value
+            else:
+                self._upload_other(i, value)
+        if self._owned_inputs:
+            data = b"".join(self._in_bytes[i].tobytes() for i in self._owned_inputs)
             if data != self._owned_bytes:
-                self._initialize(owned)
+                self._initialize(self._owned_inputs)
                 self._owned_bytes = data
+
+    def _upload_other(self, i: int, value) -> None:
+        """An input in any other backend form (a strided tensor's buffer, 4-bit values): its bytes, at most
+        TotalTensorSizeInBytes of them, as ``tensors.to_bytes`` lays them out."""
+        td, dst = self.in_descs[i], self._in_bytes[i]
+        if td.data_type.four_bit_range is not None:
+            raw = np.frombuffer(tensors.to_bytes(td, value), np.uint8)
+        else:
+            raw = np.ascontiguousarray(value, dtype=td.data_type.numpy_dtype).reshape(-1).view(np.uint8)
+        n = min(raw.size, dst.size)
+        dst[:n] = raw[:n]
+
+    def _download(self) -> list:
+        """The outputs' backend forms, each copied once from the readback buffer into a new array of its own.
+        Hold the lock, after the list ran."""
+        if self._out_packed:
+            return [v.copy() for v in self._out_views]
+        return [v.copy() if v is not None else tensors.from_bytes(td, raw)  # from_bytes copies
+                for v, td, raw in zip(self._out_views, self.out_descs, self._out_bytes)]
 
     def __call__(self, inputs) -> list:
         """Run with NumPy inputs (backend form) and DeviceBuffers; return the outputs' backend forms."""
-        self._alive()
+        if isinstance(inputs, dict):
+            inputs = [inputs[n] for n in self.input_names]
+        for value in inputs:
+            if isinstance(value, DeviceBuffer):
+                return self._call_with_device_inputs(inputs)
+        q = self.queue
+        with q.lock:
+            if self.released or q.closed:
+                self._alive()
+            if self._staged != q.staging.generation:
+                self._stage()
+            self._upload(enumerate(inputs))
+            q.submit(self._lists_address, self.label)
+            return self._download()
+
+    def _call_with_device_inputs(self, inputs) -> list:
+        """A call with DeviceBuffer inputs: its own command list, copying them on the device."""
         host, device_inputs = self._feed(inputs)
         q = self.queue
         with q.lock:
             self._alive()
             self._stage()
             self._upload(host)
-            if device_inputs:
-                allocator = self._one_off_allocator()
-                q.execute(self._record_list(device_inputs, None, allocator), self.label)
-            else:
-                q.execute(self._list, self.label)
-            return [tensors.from_bytes(td, self.readback.read(off - self.in_end, td.total_tensor_size_in_bytes))
-                    for td, off in zip(self.out_descs, self.out_offsets)]
+            q.execute(self._record_list(device_inputs, None, self._one_off_allocator()), self.label)
+            return self._download()
 
     def run_bound(self, inputs) -> list:
         """Like calling, but the outputs stay on the device as DeviceBuffers."""
-        self._alive()
         host, device_inputs = self._feed(inputs)
         q = self.queue
         with q.lock:
