@@ -12,6 +12,7 @@ from ..types import FeatureLevel
 # ONNX Runtime's DirectML provider creates its device with DMLCreateDevice1(..., DML_FEATURE_LEVEL_5_0, ...)
 # (onnxruntime/core/providers/dml/dml_provider_factory.cc): below 5.0 there is no provider at all.
 PROVIDER_MIN_LEVEL = FeatureLevel.FL_5_0
+MAX_LISTED = 12  # nodes off DirectML listed one by one in the text report; more are grouped per op and reason
 
 
 class Verdict(str, enum.Enum):
@@ -257,11 +258,13 @@ class ModelReport:
             lines.append(f"  lowest feature level keeping every supported node on DirectML: {lowest.dml_name}{extra}")
         copies = self.copy_fallbacks
         if copies:
-            lines.append(f"  CPU fallbacks that copy tensors between the device and the CPU ({len(copies)}):")
-            for n in copies[:12]:
+            crossings = sum(len(n.copies) for n in copies)
+            lines.append(f"  CPU fallbacks that copy tensors between the device and the CPU: {len(copies)} node(s), "
+                         f"{crossings} copies per run")
+            for n in copies[:5]:
                 lines.append(f"    {n.label}: {'; '.join(n.copies)}")
-            if len(copies) > 12:
-                lines.append(f"    ... and {len(copies) - 12} more")
+            if len(copies) > 5:
+                lines.append(f"    ... and {len(copies) - 5} more (--json or --html lists them)")
         else:
             lines.append("  CPU fallbacks that copy tensors between the device and the CPU: none")
         blocking = self.blocking_ops
@@ -285,9 +288,18 @@ class ModelReport:
         lines.append(f"  checked for {self.device_text()}")
         shown = self.nodes if all_nodes else [n for n in self.nodes if n.verdict not in (Verdict.DIRECTML,
                                                                                           Verdict.FOLDED)]
-        if shown:
+        if shown and (all_nodes or len(shown) <= MAX_LISTED):
             lines.append("")
             lines.extend(self.node_table(shown))
+        elif shown:  # many: one line per op, verdict and reason (--nodes lists them all)
+            groups: dict[tuple, list[NodeReport]] = {}
+            for n in shown:
+                groups.setdefault((n.qualified_op, n.verdict, n.reason), []).append(n)
+            lines.append("")
+            lines.append(f"  {len(shown)} nodes not on DirectML, per op and reason (--nodes lists each):")
+            for (op, verdict, reason), members in sorted(groups.items(), key=lambda kv: -len(kv[1])):
+                at = ", ".join(str(m.index) for m in members[:6]) + (", ..." if len(members) > 6 else "")
+                lines.append(f"    {op} x{len(members)} ({verdict.value}; nodes {at}): {reason}")
         if not all_nodes:
             grouped: dict[tuple, int] = {}
             for n in self.nodes:
