@@ -4,6 +4,7 @@
     python -m benchmarks.run --quick               # short budgets (a smoke run, noisy)
     python -m benchmarks.run --device cuda         # the same table on CUDA (torch and ONNX Runtime's CUDA provider)
     python -m benchmarks.run --backend directml    # the native backend on dml:0 against DirectML called directly
+    python -m benchmarks.run --backend directml --fake-directml   # dmlops's own cost per call, through the fake
     python -m benchmarks.run --case GRU            # only the cases whose name contains GRU
 
 Each row times a compiled dmlops operator against its peer, in the same process and on the same inputs: for
@@ -12,6 +13,14 @@ Each row times a compiled dmlops operator against its peer, in the same process 
 the compiled DirectML program called without dmlops's checks. The ratio is dmlops over the peer, and the target
 beside it is issue 22's. The load average before and after says how quiet the machine was. Timing assertions stay
 out of the test suite: this script prints, it does not judge.
+
+``--fake-directml`` runs the native backend against tests/fake_directml.py (no DirectML needed; the repository root
+must be on sys.path, as it is with ``python -m``), with dispatches that check everything and compute nothing, and
+prints what one steady call of each compiled operator costs dmlops itself (issue 22, item 4): its Python time per
+call (the call's wall time less the time spent inside the fake's COM methods, ``fake.seconds``; the ctypes crossings
+into the fake stay in it, so it errs high), the COM calls per call, the host copies (one per input into the mapped
+upload buffer, one per output into a new array) and the host bytes allocated beyond the outputs (tracemalloc: an
+intermediate copy would show there).
 """
 from __future__ import annotations
 
@@ -242,6 +251,152 @@ def measure_directml(case: Case, device: str, budget: float) -> Row:
 MEASURE = {"onnxruntime": measure_onnxruntime, "torch": measure_torch, "directml": measure_directml}
 
 
+# ------------------------------------------------------------------------------------- directml through the fake
+
+PYTHON_PER_CALL = 50e-6  # issue 22, item 4: at most this much of dmlops's own Python per call
+
+
+def fake_cases() -> list[Case]:
+    """Issue 22's cases, and two tiny ones of item 4: an ELEMENT_WISE_ADD and a TOP_K (two outputs, two dtypes)."""
+    t = TensorDesc("FLOAT32", [8])
+    rng = np.random.default_rng(0)
+    add = dmlops.ElementWiseAdd(a_tensor=t, b_tensor=t, output_tensor=t)
+    top_k = dmlops.TopK(input_tensor=TensorDesc("FLOAT32", [1, 1, 3, 5]),
+                        output_value_tensor=TensorDesc("FLOAT32", [1, 1, 3, 2]),
+                        output_index_tensor=TensorDesc("UINT32", [1, 1, 3, 2]), axis=3, k=2)
+    extra = [Case("ELEMENT_WISE_ADD 8", "-", add, {"ATensor": rng.standard_normal(8, dtype=np.float32),
+                                                   "BTensor": rng.standard_normal(8, dtype=np.float32)},
+                  lambda torch, *t: None, ratio=1.0, overhead=PYTHON_PER_CALL),
+             Case("TOP_K 3x5 k=2 (2 outputs)", "-", top_k,
+                  {"InputTensor": rng.standard_normal((1, 1, 3, 5), dtype=np.float32)},
+                  lambda torch, *t: None, ratio=1.0, overhead=PYTHON_PER_CALL)]
+    return extra + cases()
+
+
+@dataclass
+class FakeRow:
+    """One compiled operator's steady call through the fake: dmlops's Python seconds, the fake's seconds, the COM
+    calls (names, in order), host copies and the host bytes allocated beyond the outputs."""
+
+    case: str
+    python: float
+    fake: float
+    com: list
+    copies_in: int
+    copies_out: int
+    output_bytes: int
+    extra_bytes: int
+    tiny: bool
+
+    @property
+    def met(self) -> bool | None:
+        return self.python <= PYTHON_PER_CALL if self.tiny else None
+
+
+def per_call_less(fn, budget: float, spent: Callable[[], float], repeats: int = 5) -> tuple[float, float]:
+    """(seconds per call less what ``spent()`` grew by, ``spent``'s growth per call): medians over ``repeats``
+    batches of about ``budget`` seconds each (as ``per_call``)."""
+    fn()
+    start, n = time.perf_counter(), 0
+    while time.perf_counter() - start < budget / 5 or n < 1:
+        fn()
+        n += 1
+    batch = max(1, int(budget / ((time.perf_counter() - start) / n)))
+    rest, inside = [], []
+    for _ in range(repeats):
+        s0, t = spent(), time.perf_counter()
+        for _ in range(batch):
+            fn()
+        total, s = (time.perf_counter() - t) / batch, (spent() - s0) / batch
+        rest.append(total - s)
+        inside.append(s)
+    return statistics.median(rest), statistics.median(inside)
+
+
+def measure_fake_directml(case: Case, fake, budget: float) -> FakeRow:
+    """One compiled operator through the installed fake: see the module docstring."""
+    import tracemalloc
+
+    op = dmlops.compile(case.desc, "directml")
+    feed = case.inputs
+    op(feed)
+    start = len(fake.calls)
+    op(feed)
+    com = [name for name, _ in fake.calls[start:]]
+    python, inside = per_call_less(lambda: op(feed), budget, lambda: fake.seconds)
+    tracemalloc.start()
+    try:
+        op(feed)
+        before = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        out = op(feed)
+        after, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    output_bytes = sum(np.asarray(v).nbytes for v in out.values())
+    # beyond the outputs: what stayed allocated besides them, and what came and went during the call
+    extra = max(after - before - output_bytes, 0) + (peak - after)
+    return FakeRow(case.name, python, inside, com, len(op.input_names), len(op.output_names), output_bytes, extra,
+                   case.overhead is not None)
+
+
+def crossing_cost(budget: float) -> float:
+    """Seconds of one ctypes call into the fake and back, less the fake's own time in it (ID3D12Fence::
+    GetCompletedValue through the queue's looked-up function): the part of dmlops's figure that is the crossing."""
+    from dmlops.backends.directml import runtime
+    from tests import fake_directml
+
+    q = runtime.queue(0)
+    fake = fake_directml._KEEP[-1]
+    return per_call_less(lambda: q._completed(q._fence_address), budget, lambda: fake.seconds)[0]
+
+
+def fake_table(rows: list[FakeRow]) -> list[str]:
+    """The fake-directml rows as Markdown table lines."""
+    lines = ["| case | dmlops Python / call | fake / call | COM calls / call | host copies / call | host bytes beyond "
+             "the outputs | target | met |", "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        met = "-" if r.met is None else ("yes" if r.met else "NO")
+        target = f"<= {PYTHON_PER_CALL * 1e6:g} us" if r.tiny else "- (copy-bound)"
+        lines.append(f"| {r.case} | {_fmt(r.python)} | {_fmt(r.fake)} | {len(r.com)} | {r.copies_in} in + "
+                     f"{r.copies_out} out | {r.extra_bytes} B | {target} | {met} |")
+    return lines
+
+
+def main_fake_directml(selected: list[Case], budget: float) -> int:
+    """``--fake-directml``: the native backend's own cost per call, through tests/fake_directml.py."""
+    import pytest
+
+    from dmlops import compiled
+    from dmlops.backends.directml import runtime
+    from tests import fake_directml
+
+    if not fake_directml.SUPPORTED:
+        print(f"--fake-directml: {fake_directml.WHY_UNSUPPORTED}")
+        return 1
+    print(f"# {platform.machine()} {os.cpu_count()} CPUs, python {platform.python_version()}, numpy "
+          f"{np.__version__}; the native backend through tests/fake_directml.py (dispatches compute nothing; "
+          f"nothing here runs DirectML); load average before: {_load()}")
+    mp = pytest.MonkeyPatch()
+    try:
+        fake = fake_directml.install(mp, compute=False)
+        rows = [measure_fake_directml(case, fake, budget) for case in selected]
+        crossing = crossing_cost(budget)
+        calls = sorted({" ".join(r.com) for r in rows})
+    finally:
+        compiled.clear_cache()
+        runtime.release_queues()
+        fake_directml._release_devices()
+        mp.undo()
+    print("\n".join(fake_table(rows)))
+    print("COM calls of one call: " + "; ".join(c.replace("ID3D12CommandQueue::", "").replace("ID3D12Fence::", "")
+                                                for c in calls))
+    print(f"one ctypes crossing into the fake and back: {_fmt(crossing)} (counted in dmlops's Python above, once per "
+          "COM call; a call into a real DLL crosses only one way)")
+    print(f"load average after: {_load()}")
+    return 0
+
+
 def compile_time(backend: str, device: str | None) -> float:
     """Seconds for the first ``dmlops.compile`` of a GEMM in a fresh interpreter (imports included)."""
     code = ("import time, dmlops; from benchmarks.run import gemm; d = gemm(64, 64, 64)[0]; "
@@ -289,8 +444,16 @@ def main(argv=None) -> int:
     ap.add_argument("--backend", action="append", choices=sorted(MEASURE),
                     help="measure only this backend (repeatable; default: onnxruntime and torch)")
     ap.add_argument("--case", help="only cases whose name contains this text")
+    ap.add_argument("--fake-directml", action="store_true",
+                    help="with --backend directml: dmlops's own cost per call (Python time, COM calls, host copies) "
+                         "through tests/fake_directml.py, which needs no DirectML")
     args = ap.parse_args(argv)
     budget = 0.05 if args.quick else 0.4
+    if args.fake_directml:
+        if args.backend != ["directml"]:
+            ap.error("--fake-directml measures the native backend: use it with --backend directml")
+        return main_fake_directml([c for c in fake_cases() if args.case is None or args.case.lower() in c.name.lower()],
+                                  budget)
     backends = args.backend or ["onnxruntime", "torch"]
     device = "dml:0" if backends == ["directml"] and args.device == "cpu" else args.device
     selected = [c for c in cases() if args.case is None or args.case.lower() in c.name.lower()]

@@ -224,3 +224,38 @@ def test_a_strided_output_is_a_view_of_an_array_the_caller_owns(fake):
     np.testing.assert_array_equal(first, x)  # unchanged by the later call
     assert not any(np.shares_memory(first, r) for r in _mapped(f, F.HEAP_READBACK))
     f.assert_clean()
+
+
+# ------------------------------------------------------------------------------------------------ the benchmark
+
+
+def test_the_benchmark_prints_dmlops_cost_per_call_through_the_fake(capsys):
+    """``python -m benchmarks.run --backend directml --fake-directml``: a row per case with dmlops's Python time,
+    the COM calls and host copies per call (the times are printed, not judged here)."""
+    from benchmarks import run
+
+    export, state = adapters._export, adapters._state
+    rows = {}
+    for case in ("ELEMENT_WISE_ADD 8", "TOP_K"):
+        assert run.main(["--backend", "directml", "--fake-directml", "--quick", "--case", case]) == 0
+        out = capsys.readouterr().out
+        assert "| case | dmlops Python / call | fake / call | COM calls / call | host copies / call |" in out
+        assert "COM calls of one call: ExecuteCommandLists Signal GetCompletedValue\n" in out
+        rows.update({line.split(" | ")[0].lstrip("| "): line.split(" | ") for line in out.splitlines()
+                     if " us | " in line})
+    assert set(rows) == {"ELEMENT_WISE_ADD 8", "TOP_K 3x5 k=2 (2 outputs)"}
+    assert rows["ELEMENT_WISE_ADD 8"][3:5] == ["3", "2 in + 1 out"]
+    assert rows["TOP_K 3x5 k=2 (2 outputs)"][3:5] == ["3", "1 in + 2 out"]
+    for cells in rows.values():
+        assert cells[1].endswith(" us") and cells[6] == "<= 50 us"
+        assert int(cells[5].removesuffix(" B")) < 16 << 10  # small objects only: no tensor was copied twice
+    assert (adapters._export, adapters._state) == (export, state)  # the fake was taken away again
+
+
+def test_the_fake_benchmark_is_for_the_directml_backend(capsys):
+    from benchmarks import run
+
+    with pytest.raises(SystemExit) as exit_info:
+        run.main(["--fake-directml", "--quick"])
+    assert exit_info.value.code == 2
+    assert "--fake-directml measures the native backend: use it with --backend directml" in capsys.readouterr().err
