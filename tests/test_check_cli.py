@@ -115,3 +115,19 @@ def test_the_command_is_in_the_top_level_help(capsys):
     with pytest.raises(SystemExit):
         cli.main(["--help"])
     assert "check" in capsys.readouterr().out
+
+
+def test_many_nodes_off_directml_are_grouped_per_op_and_reason(tmp_path, capsys):
+    from onnx import helper as h
+
+    from tests.check_models import F, model, vi
+
+    nodes = [h.make_node("Gelu", [f"v{k}"], [f"v{k + 1}"], name=f"g{k}") for k in range(14)]
+    path = as_file(model(nodes, [vi("v0", F, [4])], [vi("v14", F, [4])], opset=20), tmp_path / "gelus.onnx")
+    code, out, _ = run(capsys, path)
+    assert code == 1
+    assert "  14 nodes not on DirectML, per op and reason (--nodes lists each):" in out
+    assert ("    Gelu x14 (CPU fallback; nodes 0, 1, 2, 3, 4, 5, ...): the DirectML provider registers no Gelu kernel"
+            in out)
+    _, every, _ = run(capsys, path, "--nodes")
+    assert sum(1 for line in every.splitlines() if "  Gelu  " in line) == 14

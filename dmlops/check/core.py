@@ -36,7 +36,7 @@ def _type_string(tp) -> str | None:
         if not elem:
             return None
         word = "tensor" if kind == "tensor_type" else "sparse_tensor"
-        return f"{word}({onnx.TensorProto.DataType.Name(elem).lower()})"
+        return f"{word}({_elem_name(elem)})"
     if kind == "sequence_type":
         inner = _type_string(tp.sequence_type.elem_type)
         return f"seq({inner})" if inner else None
@@ -46,7 +46,7 @@ def _type_string(tp) -> str | None:
     if kind == "map_type":
         import onnx as _onnx
 
-        key = _onnx.TensorProto.DataType.Name(tp.map_type.key_type).lower()
+        key = _elem_name(tp.map_type.key_type)
         value = _type_string(tp.map_type.value_type)
         return f"map({key},{value})" if value else None
     return None
@@ -62,10 +62,18 @@ def _shape(tp) -> tuple | None:
     return tuple(d.dim_value if d.HasField("dim_value") else (d.dim_param or None) for d in t.shape.dim)
 
 
-def _initializer_type(t) -> str:
+def _elem_name(elem: int) -> str:
+    """``float`` for TensorProto.FLOAT; an element type this ONNX does not know keeps its number (``type 99``)."""
     import onnx
 
-    return f"tensor({onnx.TensorProto.DataType.Name(t.data_type).lower()})"
+    try:
+        return onnx.TensorProto.DataType.Name(elem).lower()
+    except ValueError:
+        return f"type {elem}"
+
+
+def _initializer_type(t) -> str:
+    return f"tensor({_elem_name(t.data_type)})"
 
 
 class _Context:
