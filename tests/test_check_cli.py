@@ -100,13 +100,14 @@ def test_several_models_get_a_progress_bar_and_one_row_each(tmp_path, capsys):
     assert code == 1
     assert err.splitlines()[-1].startswith("[##############################] 3/3 ")
     rows = out.splitlines()
-    assert rows[0].split() == ["model", "nodes", "DirectML", "fallback", "fails", "folded", "FLOPs", "on", "DML",
+    assert rows[0] == f"in {folder}/:"
+    assert rows[1].split() == ["model", "nodes", "DirectML", "fallback", "fails", "folded", "FLOPs", "on", "DML",
                                "lowest", "FL", "blocking", "ops"]
-    assert rows[1].split() == [str(folder / "a_relu.onnx"), "1", "1", "0", "0", "0", "100.0%", "5.0", "-"]
-    assert rows[2].split() == [str(folder / "b_gelu.onnx"), "3", "2", "1", "0", "0", "66.7%", "5.0", "-"]
-    assert rows[3].split() == [str(folder / "c_resize.onnx"), "1", "0", "0", "1", "0", "0.0%", "6.4", "Resize", "x1"]
+    assert rows[2].split() == ["a_relu.onnx", "1", "1", "0", "0", "0", "100.0%", "5.0", "-"]
+    assert rows[3].split() == ["b_gelu.onnx", "3", "2", "1", "0", "0", "66.7%", "5.0", "-"]
+    assert rows[4].split() == ["c_resize.onnx", "1", "0", "0", "1", "0", "0.0%", "6.4", "Resize", "x1"]
     assert re.fullmatch(r"3 model\(s\) checked in \d+\.\d s: 1 all on DirectML, 1 with CPU fallback, 1 failing, "
-                        r"0 unreadable\.", rows[4])
+                        r"0 unreadable\.", rows[5])
     code, _, err = run(capsys, str(folder), "--progress", "off")
     assert err == ""
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 
 from .. import __version__
+from .many import common_folder, short_name
 from .report import BadModel, ModelReport, NodeReport, Verdict
 
 COLORS = {Verdict.DIRECTML: "#2e7d32", Verdict.CPU_FALLBACK: "#ef6c00", Verdict.FAILS: "#c62828",
@@ -49,13 +50,14 @@ def _bar_label(r: ModelReport) -> str:
     return ", ".join(f"{v.value} {r.count(v)}" for v in Verdict)
 
 
-def _summary_row(r: ModelReport | BadModel, anchor: str) -> str:
+def _summary_row(r: ModelReport | BadModel, anchor: str, folder: str) -> str:
+    name = short_name(r.source, folder)
     if isinstance(r, BadModel):
-        return (f'<tr><td>{_e(r.source)}</td><td colspan="8" class="err">{_e(r.error)}</td></tr>')
+        return (f'<tr><td>{_e(name)}</td><td colspan="8" class="err">{_e(r.error)}</td></tr>')
     share = r.directml_flops_share
     lowest = r.lowest_level
     blocking = ", ".join(f"{op} ×{k}" for op, k in sorted(r.blocking_ops.items(), key=lambda kv: -kv[1]))
-    return (f'<tr><td><a href="#{anchor}">{_e(r.source)}</a></td><td>{bar(r)}</td>'
+    return (f'<tr><td><a href="#{anchor}">{_e(name)}</a></td><td>{bar(r)}</td>'
             f'<td class="num">{len(r.nodes)}</td><td class="num">{r.count(Verdict.DIRECTML)}</td>'
             f'<td class="num">{r.count(Verdict.CPU_FALLBACK)}</td><td class="num">{r.count(Verdict.FAILS)}</td>'
             f'<td class="num">{r.count(Verdict.FOLDED)}</td>'
@@ -98,15 +100,16 @@ def page(results: list[ModelReport | BadModel], title: str = "dmlops check") -> 
     levels = sorted({r.feature_level.dml_name for r in reports})
     legend = "".join(f'<span class="{CLASSES[v]}"></span>{_e(v.value)}' for v in Verdict)
     anchors = [f"m{k}" for k in range(len(results))]
-    rows = "\n".join(_summary_row(r, a) for r, a in zip(results, anchors))
+    folder = common_folder([r.source for r in results])
+    rows = "\n".join(_summary_row(r, a, folder) for r, a in zip(results, anchors))
     sections = "\n".join(_model_section(r, a) for r, a in zip(results, anchors) if isinstance(r, ModelReport))
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{_e(title)}</title>
 <style>{CSS}</style></head>
 <body>
 <h1>{_e(title)}</h1>
-<div class="meta">{len(results)} model(s) at {_e(", ".join(levels) or "-")}; dmlops {_e(__version__)}: ONNX Runtime's
-DirectML provider's rules, checked statically (no session was created).</div>
+<div class="meta">{len(results)} model(s){" in " + _e(folder) if folder else ""} at {_e(", ".join(levels) or "-")};
+dmlops {_e(__version__)}: ONNX Runtime's DirectML provider's rules, checked statically (no session was created).</div>
 <div class="legend">nodes:{legend}</div>
 <table class="summary">
 <tr><th>model</th><th>nodes by verdict</th><th>nodes</th><th>DirectML</th><th>CPU fallback</th><th>fails</th>

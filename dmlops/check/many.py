@@ -68,22 +68,40 @@ def check_paths(paths, feature_level=None, device=None, *, cpu_fallback: bool = 
     return out
 
 
+def common_folder(sources: list[str]) -> str:
+    """The folder every path in ``sources`` lies in ("" when there is none, or one source only)."""
+    if len(sources) < 2:
+        return ""
+    try:
+        folder = os.path.commonpath([os.path.dirname(s) or "." for s in sources])
+    except ValueError:  # absolute and relative paths mixed, or different drives
+        return ""
+    return "" if folder in ("", ".") else folder
+
+
+def short_name(source: str, folder: str) -> str:
+    """``source`` relative to ``folder`` (as given when there is no common folder)."""
+    return os.path.relpath(source, folder) if folder else source
+
+
 def summary_rows(results: list[ModelReport | BadModel]) -> list[str]:
     """One row per model: nodes, DirectML / fallback / failing / folded counts, DirectML share of FLOPs, the lowest
-    feature level, the blocking ops."""
+    feature level, the blocking ops. Paths are shown relative to the folder they share, named in the first line."""
+    folder = common_folder([r.source for r in results])
     head = ("model", "nodes", "DirectML", "fallback", "fails", "folded", "FLOPs on DML", "lowest FL", "blocking ops")
     rows = [head]
     for r in results:
         if isinstance(r, BadModel):
-            rows.append((r.source, "-", "-", "-", "-", "-", "-", "-", f"error: {r.error}"))
+            rows.append((short_name(r.source, folder), "-", "-", "-", "-", "-", "-", "-", f"error: {r.error}"))
             continue
         share = r.directml_flops_share
         lowest = r.lowest_level
         blocking = ", ".join(f"{op} x{k}" for op, k in sorted(r.blocking_ops.items(), key=lambda kv: -kv[1])[:4])
-        rows.append((r.source, str(len(r.nodes)), str(r.count(Verdict.DIRECTML)), str(r.count(Verdict.CPU_FALLBACK)),
+        rows.append((short_name(r.source, folder), str(len(r.nodes)), str(r.count(Verdict.DIRECTML)),
+                     str(r.count(Verdict.CPU_FALLBACK)),
                      str(r.count(Verdict.FAILS)), str(r.count(Verdict.FOLDED)),
                      "-" if share is None else f"{share:.1%}", lowest.short if lowest is not None else "none",
                      blocking or "-"))
     widths = [max(len(row[k]) for row in rows) for k in range(len(head) - 1)]
-    return ["  ".join(c.ljust(w) if k == 0 else c.rjust(w) for k, (c, w) in enumerate(zip(row[:-1], widths)))
+    return ([f"in {folder}{os.sep}:"] if folder else []) + ["  ".join(c.ljust(w) if k == 0 else c.rjust(w) for k, (c, w) in enumerate(zip(row[:-1], widths)))
             + "  " + row[-1] for row in rows]
