@@ -46,22 +46,24 @@ def load(path):
     return _load(path)
 
 
-def compile(target, backend: str | None = None, device=None, feature_level=None, *, debug: bool = False):
+def compile(target, backend: str | None = None, device=None, feature_level=None, *, debug: bool = False,
+            execution_flags=None):
     """Validate a descriptor or GraphDesc and make it runnable on ``backend``: lowered for "onnxruntime", "torch" or
-    "reference", or handed to DirectML unchanged by "directml" (``debug=True``: DirectML's debug layer); with no
-    backend, "directml" where a DirectML device exists, else "onnxruntime"; returns a cached CompiledOperator (see
-    dmlops.compiled.compile)."""
+    "reference", or handed to DirectML unchanged by "directml" (``debug=True``: DirectML's debug layer;
+    ``execution_flags``: DML_EXECUTION_FLAGS for CompileOperator); with no backend, "directml" where a DirectML
+    device exists, else "onnxruntime"; returns a cached CompiledOperator (see dmlops.compiled.compile)."""
     from .compiled import compile as _compile
 
-    return _compile(target, backend, device, feature_level, debug=debug)
+    return _compile(target, backend, device, feature_level, debug=debug, execution_flags=execution_flags)
 
 
 def run(target, inputs=None, /, *, backend: str | None = None, device=None, feature_level=None, debug: bool = False,
-        **kwargs):
+        execution_flags=None, **kwargs):
     """Compile (or reuse) ``target`` and run it once; returns the outputs by name (see dmlops.compiled.run)."""
     from .compiled import run as _run
 
-    return _run(target, inputs, backend=backend, device=device, feature_level=feature_level, debug=debug, **kwargs)
+    return _run(target, inputs, backend=backend, device=device, feature_level=feature_level, debug=debug,
+                execution_flags=execution_flags, **kwargs)
 
 
 def devices():

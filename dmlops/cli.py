@@ -147,7 +147,7 @@ def cmd_validate(args) -> int:
         if model is None:
             raise DmlOpsError(f"{args.file}: --run needs a DxDispatch model (resources, dispatchables, commands); "
                               "this is a single operator.")
-        result = run(model, args.backend or "onnxruntime", args.device, level)
+        result = run(model, args.backend, args.device, args.feature_level)  # None: as dmlops.compile chooses
         report["run"] = {"backend": result.backend, "device": result.device, "printed": result.printed,
                          "notes": result.notes}
         lines.append(f"ran its commands on {result.backend} ({result.device}):")
@@ -193,7 +193,8 @@ def build_parser() -> argparse.ArgumentParser:
                           help="when valid, run a DxDispatch model's commands: its resources bound as its bindings "
                                "say, its print commands printed")
     validate.add_argument("--backend", choices=("onnxruntime", "torch", "reference", "directml"),
-                          help="where --run runs (default onnxruntime)")
+                          help="where --run runs (default: directml where a DirectML device exists, else "
+                               "onnxruntime)")
     validate.add_argument("--device", help="device for --run: cpu, cuda[:N], dml[:N] (default: the best available)")
     validate.set_defaults(func=cmd_validate)
 

@@ -250,6 +250,16 @@ def default_backend(device: str | None = None) -> str:
     return "directml" if _native_device(device) is not None else "onnxruntime"
 
 
+def resolve_backend(backend: str | None, device: str | None) -> tuple[str, str | None]:
+    """(backend, device) as ``compile`` resolves them: a named backend as it is; None the ``default_backend`` for
+    ``device``, and with the native backend and no device the first DirectML device (``dml:N``)."""
+    if backend is None:
+        backend = default_backend(device)
+        if backend == "directml" and device is None:
+            device = _native_device(None)
+    return backend, device
+
+
 def _native_device(device: str | None) -> str | None:
     """``dml:N`` when ``device`` (None: the first) is a DirectML adapter with a DirectML device here, else None."""
     from .backends.directml import adapters
@@ -264,7 +274,7 @@ def _native_device(device: str | None) -> str | None:
 
 
 def compile(target, backend: str | None = None, device: str | None = None, feature_level=None, *,
-            debug: bool = False) -> CompiledOperator:
+            debug: bool = False, execution_flags=None) -> CompiledOperator:
     """Validate ``target`` (an operator descriptor or a GraphDesc) at ``feature_level`` and make it runnable on
     ``backend``:
 
@@ -276,15 +286,19 @@ def compile(target, backend: str | None = None, device: str | None = None, featu
       device's highest, tensors of a data type the device lacks are refused, and ``debug=True`` turns DirectML's
       debug layer on where it is installed.
 
-    Returns a CompiledOperator; equal targets share one."""
-    if backend is None:
-        backend = default_backend(device)
-        if backend == "directml" and device is None:
-            device = _native_device(None)
+    ``execution_flags`` (DML_EXECUTION_FLAGS: an ExecutionFlags, an int, a name or a list of names; None is NONE)
+    go to DirectML's CompileOperator / CompileGraph on the native backend. The lowering backends accept
+    ALLOW_HALF_PRECISION_COMPUTATION (a permission: they compute at the tensors' own precision, as DirectML may)
+    and DISABLE_META_COMMANDS (they have no metacommands), each said in ``notes``, and refuse DESCRIPTORS_VOLATILE,
+    which says how DirectML reads binding tables, which they do not have.
+
+    Returns a CompiledOperator; equal targets (with equal options) share one."""
+    backend, device = resolve_backend(backend, device)
     if backend not in BACKENDS:
         raise DmlOpsError(f"compile: unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}.")
     if debug and backend != "directml":
         raise DmlOpsError(f"compile: debug=True is for the directml backend (DirectML's debug layer); this one is {backend}.")
+    flags = _execution_flags(execution_flags, backend)
     adapter = None
     if backend == "directml":
         from .backends import directml
@@ -294,7 +308,7 @@ def compile(target, backend: str | None = None, device: str | None = None, featu
         level = directml.level_for(adapter, feature_level)
     else:
         level = FeatureLevel.latest() if feature_level is None else FeatureLevel.parse(feature_level)
-    key = (target, backend, device, level, debug)
+    key = (target, backend, device, level, debug, flags)
     try:
         with _CACHE_LOCK:
             cached = _CACHE.get(key)
@@ -325,7 +339,7 @@ def compile(target, backend: str | None = None, device: str | None = None, featu
         problem = tensors.output_problem(td)
         if problem:
             raise DmlOpsError(f"{label}.{name}: {problem}")
-    compiled = _build(target, graph, backend, device, level, debug)
+    compiled = _build(target, graph, backend, device, level, debug, flags)
     with _CACHE_LOCK:
         cached = _CACHE.setdefault(key, compiled)
         if cached is compiled and compiled.device_bytes:
@@ -348,13 +362,55 @@ def _evict() -> list:
     return evicted
 
 
-def _build(target, graph, backend, device, level, debug=False) -> CompiledOperator:
+def _execution_flags(value, backend: str):
+    """``value`` as DML_EXECUTION_FLAGS (dmlops.enums.ExecutionFlags), checked for ``backend``."""
+    from .enums import ExecutionFlags
+
+    flags = ExecutionFlags.NONE if value is None else ExecutionFlags.parse(value, "compile.execution_flags")
+    if backend != "directml" and ExecutionFlags.DESCRIPTORS_VOLATILE in flags:
+        raise DmlOpsError(f"compile: execution_flags DESCRIPTORS_VOLATILE is for the directml backend (it lets "
+                          f"DirectML read a binding table's descriptors when the list executes); the {backend} "
+                          "backend has no binding tables.")
+    return flags
+
+
+def _flag_notes(flags, backend: str) -> tuple[str, ...]:
+    """What ``op.notes`` says about the execution flags on ``backend``."""
+    from .enums import ExecutionFlags
+
+    if not flags:
+        return ()
+    if backend == "directml":
+        names = "|".join("DML_EXECUTION_FLAG_" + n for n in flags.names())
+        notes = [f"compiled with {names} (CompileOperator / CompileGraph)"]
+        if ExecutionFlags.ALLOW_HALF_PRECISION_COMPUTATION in flags:
+            notes.append("DirectML may compute FLOAT32 tensors in half precision (ALLOW_HALF_PRECISION_COMPUTATION)")
+        return tuple(notes)
+    notes = []
+    if ExecutionFlags.ALLOW_HALF_PRECISION_COMPUTATION in flags:
+        notes.append(f"execution_flags ALLOW_HALF_PRECISION_COMPUTATION accepted: it allows DirectML to compute in "
+                     f"half precision; the {backend} backend computes at the tensors' own precision")
+    if ExecutionFlags.DISABLE_META_COMMANDS in flags:
+        notes.append(f"execution_flags DISABLE_META_COMMANDS accepted: it keeps DirectML from using driver "
+                     f"metacommands; the {backend} backend has none")
+    return tuple(notes)
+
+
+def _build(target, graph, backend, device, level, debug=False, flags=0) -> CompiledOperator:
+    made = _build_backend(target, graph, backend, device, level, debug, flags)
+    extra = _flag_notes(flags, backend)
+    if extra:
+        made.notes = tuple(made.notes) + extra
+    return made
+
+
+def _build_backend(target, graph, backend, device, level, debug=False, flags=0) -> CompiledOperator:
     if backend == "directml":
         from .backends import directml
         from .backends.directml import adapters
 
         a = adapters.adapter(device)
-        program, notes = directml.build(target, graph, a.index, level, debug)
+        program, notes = directml.build(target, graph, a.index, level, debug, int(flags))
         return CompiledOperator(target, graph, backend, device, f"DirectML ({a.name})", level, program, notes)
     if backend == "reference":
         from .backends import reference
@@ -385,10 +441,10 @@ def _tensor_slots(desc):
 
 
 def run(target, inputs=None, /, *, backend: str | None = None, device: str | None = None, feature_level=None,
-        debug: bool = False, **kwargs) -> Outputs:
+        debug: bool = False, execution_flags=None, **kwargs) -> Outputs:
     """Compile (or reuse) ``target`` and run it once: ``dmlops.run(desc, input_tensor=x, backend="torch")``
-    (no backend: ``default_backend``)."""
-    return compile(target, backend, device, feature_level, debug=debug)(inputs, **kwargs)
+    (no backend: ``default_backend``; the options as ``compile``'s)."""
+    return compile(target, backend, device, feature_level, debug=debug, execution_flags=execution_flags)(inputs, **kwargs)
 
 
 def clear_cache() -> None:
@@ -445,6 +501,6 @@ def cached_bytes() -> int:
         return sum(_CACHE_BYTES.values())
 
 
-__all__ = ["compile", "run", "default_backend", "clear_cache", "cache_size", "set_cache_size", "cache_budget",
+__all__ = ["compile", "run", "default_backend", "resolve_backend", "clear_cache", "cache_size", "set_cache_size", "cache_budget",
            "set_cache_budget", "cached_count", "cached_bytes", "CompiledOperator", "Outputs", "DEFAULT_CACHE_SIZE",
            "DEFAULT_CACHE_BUDGET"]

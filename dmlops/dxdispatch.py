@@ -6,7 +6,8 @@
 (counted before anything is allocated), then runs the commands in order: a dispatch reads its inputs from the bytes
 its bindings name (OWNED_BY_DML inputs from the dispatchable's own bindings, the rest from the command's) and writes
 its outputs back there (what strides skip is left as it was); a print adds ``Resource 'name': 1, 2, 3``. The
-dispatchable's executionFlags are reported in the notes: no dmlops backend takes them yet.
+dispatchable's executionFlags go to DirectML's CompileOperator / CompileGraph on the native backend; the lowering
+backends compile without them, and the notes say so.
 """
 from __future__ import annotations
 
@@ -42,13 +43,16 @@ class _Buffer:
     data_type: DataType | None  # None: a mixed list of typed values
 
 
-def run(model: Model, backend: str = "onnxruntime", device: str | None = None, feature_level=None) -> RunResult:
-    """Create ``model``'s resources and run its commands in order on ``backend`` (the operator validated at
-    ``feature_level``, default the newest); DmlCompileGraph compiles a one-node GraphDesc (on the native backend,
-    IDMLDevice1::CompileGraph, as DxDispatch does)."""
+def run(model: Model, backend: str | None = None, device: str | None = None, feature_level=None) -> RunResult:
+    """Create ``model``'s resources and run its commands in order on ``backend`` (None: as ``dmlops.compile``
+    chooses, the native backend where a DirectML device exists, else onnxruntime), the operator validated at
+    ``feature_level`` (default: the backend's, as ``dmlops.compile``'s). DmlCompileGraph compiles a one-node
+    GraphDesc (on the native backend, IDMLDevice1::CompileGraph, as DxDispatch does); on the native backend the
+    dispatchable's executionFlags go to CompileOperator / CompileGraph."""
     import numpy as np
 
     from .compiled import compile as compile_
+    from .compiled import resolve_backend
     from .graph import GraphDesc
 
     d = model.dispatchable
@@ -57,10 +61,12 @@ def run(model: Model, backend: str = "onnxruntime", device: str | None = None, f
             raise DescriptorError(f"{c.path}.dispatchable", f"dmlops runs DML operator dispatchables only; "
                                                             f"{c.dispatchable!r} is not one.")
     target = GraphDesc.single(d.desc) if d.compile_type == "DmlCompileGraph" else d.desc
-    op = compile_(target, backend, device, feature_level)
+    backend, device = resolve_backend(backend, device)
+    native = backend == "directml"
+    op = compile_(target, backend, device, feature_level, execution_flags=d.execution_flags if native else None)
     buffers = _resources(model)
     notes = []
-    if d.execution_flags:
+    if d.execution_flags and not native:
         names = ", ".join("DML_EXECUTION_FLAG_" + n for n in d.execution_flags.names())
         notes.append(f"executionFlags {names}: kept as data; the {backend} backend compiles without them "
                      "(only DirectML's CompileOperator takes them).")

@@ -36,11 +36,13 @@ class Built:
             self._lowest = self.graph.lowest_feature_level()
         return self._lowest
 
-    def compiled(self, backend: str, device, feature_level):
+    def compiled(self, backend: str | None, device, feature_level):
         """The compiled graph (compiled once per backend, device and level; hashing a large graph per call
-        would cost more than running it)."""
-        from ..compiled import compile
+        would cost more than running it). No backend: as ``dmlops.compile`` chooses (the native backend where a
+        DirectML device exists, else onnxruntime)."""
+        from ..compiled import compile, resolve_backend
 
+        backend, device = resolve_backend(backend, device)
         key = (backend, device, None if feature_level is None else FeatureLevel.parse(feature_level))
         with self._lock:
             if key not in self._compiled:
@@ -71,12 +73,12 @@ class AdapterGraph:
         """The lowest DML_FEATURE_LEVEL at which the graph validates."""
         return self._built.lowest_feature_level
 
-    def compile(self, backend: str = "onnxruntime", device=None, feature_level=None):
-        """The CompiledOperator of the graph (see dmlops.compile)."""
+    def compile(self, backend: str | None = None, device=None, feature_level=None):
+        """The CompiledOperator of the graph (see dmlops.compile; no backend: the one it chooses)."""
         return self._built.compiled(backend, device, feature_level)
 
-    def run(self, backend: str = "onnxruntime", device=None, feature_level=None):
-        """Run the graph and return the adapter's result."""
+    def run(self, backend: str | None = None, device=None, feature_level=None):
+        """Run the graph and return the adapter's result (no backend: the one dmlops.compile chooses)."""
         outputs = self.compile(backend, device, feature_level)(self.feeds)
         return self._built.finish(outputs)
 
@@ -86,7 +88,7 @@ class AdapterGraph:
                 f"{self.lowest_feature_level.short}>")
 
 
-def finish_or_graph(built: Built, feeds: dict, return_graph: bool, backend: str, device, feature_level):
+def finish_or_graph(built: Built, feeds: dict, return_graph: bool, backend: str | None, device, feature_level):
     """The adapters' last line: the AdapterGraph, or its result on ``backend``/``device``."""
     plan = AdapterGraph(built, feeds)
     return plan if return_graph else plan.run(backend, device, feature_level)

@@ -222,7 +222,7 @@ def _no_graph(op: str, return_graph: bool) -> None:
 
 # ---------------------------------------------------------------------------------------------- adapters
 def binary_cross_entropy_backward(grad_output, self, target, weight=None, reduction="mean", *,
-                                  backend: str = "onnxruntime", device=None, feature_level=None,
+                                  backend: str | None = None, device=None, feature_level=None,
                                   return_graph: bool = False):
     """aclnnBinaryCrossEntropyBackward as a DirectML graph: the gradient of binary cross-entropy w.r.t. ``self``.
 
@@ -279,7 +279,7 @@ def binary_cross_entropy_backward(grad_output, self, target, weight=None, reduct
     return finish_or_graph(built, feeds, return_graph, backend, device, feature_level)
 
 
-def binary_cross_entropy(self, target, weight=None, reduction="mean", *, backend: str = "onnxruntime", device=None,
+def binary_cross_entropy(self, target, weight=None, reduction="mean", *, backend: str | None = None, device=None,
                          feature_level=None, return_graph: bool = False):
     """aclnnBinaryCrossEntropy as a DirectML graph: the binary cross-entropy of probabilities ``self``.
 

@@ -64,13 +64,13 @@ def data_type_problems(graph, adapter) -> list[str]:
     return problems
 
 
-def build(target, graph, index: int, level: FeatureLevel, debug: bool = False):
-    """(runner, notes): a ``runtime.Program`` for ``target`` on ``dml:<index>``, and notes saying which files were
-    loaded, that the semantics are DirectML's own, how much device memory the operator holds, and whether the debug
-    layer is on."""
+def build(target, graph, index: int, level: FeatureLevel, debug: bool = False, execution_flags: int = 0):
+    """(runner, notes): a ``runtime.Program`` for ``target`` on ``dml:<index>`` compiled with ``execution_flags``
+    (DML_EXECUTION_FLAGS), and notes saying which files were loaded, that the semantics are DirectML's own, how much
+    device memory the operator holds, and whether the debug layer is on."""
     from . import libraries, runtime
 
-    program = runtime.Program(target, graph, index, level, debug)
+    program = runtime.Program(target, graph, index, level, debug, execution_flags)
     loaded = libraries.loaded_paths()
     notes = ["DirectML native backend" + ("; loaded " + ", ".join(f"{k}: {p}" for k, p in sorted(loaded.items()))
                                           if loaded else ""),

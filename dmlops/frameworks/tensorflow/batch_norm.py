@@ -274,7 +274,7 @@ def _forward_built(shape: tuple, dtype: str, data_format: str, epsilon: float, f
 
 
 def fused_batch_norm_v3(x, scale, offset, mean, variance, epsilon=0.0001, exponential_avg_factor=1.0,
-                        data_format="NHWC", is_training=True, *, backend="onnxruntime", device=None,
+                        data_format="NHWC", is_training=True, *, backend=None, device=None,
                         feature_level=None, return_graph=False):
     """TensorFlow ``FusedBatchNormV3`` as a DirectML graph → ``(y, batch_mean, batch_variance, reserve_space_1,
     reserve_space_2, reserve_space_3)``.
@@ -350,7 +350,7 @@ def _grad_built(shape: tuple, dtype: str, data_format: str, epsilon: float, is_t
 
 
 def fused_batch_norm_grad_v3(y_backprop, x, scale, reserve_space_1, reserve_space_2, reserve_space_3,
-                             epsilon=0.0001, data_format="NHWC", is_training=True, *, backend="onnxruntime",
+                             epsilon=0.0001, data_format="NHWC", is_training=True, *, backend=None,
                              device=None, feature_level=None, return_graph=False):
     """TensorFlow ``FusedBatchNormGradV3`` as a DirectML graph → ``(x_backprop, scale_backprop, offset_backprop,
     reserve_space_4, reserve_space_5)``.

@@ -295,7 +295,7 @@ def _philox_state(seed: int, seed2: int) -> np.ndarray:
 
 def cudnn_rnn_v3(input, input_h, input_c, params, sequence_lengths=None, rnn_mode="lstm", input_mode="linear_input",
                  direction="unidirectional", dropout=0.0, seed=0, seed2=0, num_proj=0, is_training=True,
-                 time_major=True, *, backend="onnxruntime", device=None, feature_level=None, return_graph=False):
+                 time_major=True, *, backend=None, device=None, feature_level=None, return_graph=False):
     """tf.raw_ops.CudnnRNNV3: a multi-layer RNN, GRU or LSTM over a padded batch of sequences.
 
     Arguments and results as TensorFlow's (see the module docstring for the conventions): ``input`` [T, N, I]
@@ -381,7 +381,7 @@ def _backward_built(config: RnnConfig) -> Built:
 def cudnn_rnn_backprop_v3(input, input_h, input_c, params, sequence_lengths, output, output_h, output_c,
                           output_backprop, output_h_backprop, output_c_backprop, reserve_space, host_reserved,
                           rnn_mode="lstm", input_mode="linear_input", direction="unidirectional", dropout=0.0, seed=0,
-                          seed2=0, num_proj=0, time_major=True, *, backend="onnxruntime", device=None,
+                          seed2=0, num_proj=0, time_major=True, *, backend=None, device=None,
                           feature_level=None, return_graph=False):
     """tf.raw_ops.CudnnRNNBackpropV3: the gradients of a CudnnRNNV3 call (run with is_training true).
 
