@@ -105,6 +105,16 @@ def test_each_set_of_flags_is_its_own_compiled_operator(fake):
         == (A + B).tolist() and compiled_flags(f) == [0, 1]  # run reuses the compiled one
 
 
+@native
+def test_directml_refuses_flags_it_does_not_define_and_the_error_says_so(fake):
+    f = fake()
+    with pytest.raises(runtime.RefusedByDirectML, match=r"^ELEMENT_WISE_ADD: validated by dmlops at DML_FEATURE_LEVEL_6_4 "
+                                                        r"but refused by DirectML: dml:0 IDMLDevice::CompileOperator "
+                                                        r"failed with HRESULT 0x80070057 \(E_INVALIDARG"):
+        runtime.Program(add(), dmlops.GraphDesc.single(add()), 0, f.feature_level, execution_flags=8)
+    assert f.violations == ["CompileOperator: flags 0x8 are not DML_EXECUTION_FLAGS"]
+
+
 def test_flags_that_are_not_dml_execution_flags_are_refused():
     allowed = "(allowed: NONE, ALLOW_HALF_PRECISION_COMPUTATION, DISABLE_META_COMMANDS, DESCRIPTORS_VOLATILE)"
     for value, shown in [("FAST_MATH", "'FAST_MATH'"), (8, "8"), (["NONE", "TURBO"], "['NONE', 'TURBO']"),

@@ -501,3 +501,30 @@ def test_leaks_are_listed(rig):
     assert [o.KIND for o in rig.fake.live()] == ["fence"]
     with pytest.raises(AssertionError, match="1 objects not released"):
         rig.fake.assert_no_leaks()
+
+
+def test_compute_off_checks_everything_and_leaves_the_outputs_alone(fake_directml):  # noqa: F811
+    fake = fake_directml(compute=False)
+    rig = Rig()
+    rig.fake = fake
+    readback, _ = add_sequence(rig)
+    before = fake.seconds
+    rig.execute()
+    assert fake.seconds > before  # time inside the fake's COM methods is counted
+    work = next(r for r in fake.of(F.Resource) if r.heap_type == F.HEAP_DEFAULT and r.width == 1024)
+    np.testing.assert_array_equal(work.array(np.float32, 0, 6).reshape(2, 3), A)  # the copies ran, memory to memory
+    np.testing.assert_array_equal(work.array(np.float32, 256, 6).reshape(2, 3), B)
+    assert rig.read(readback, 24) == bytes(24)  # the dispatch wrote nothing
+    fake.assert_clean()
+    rig.release()
+
+
+def test_compile_refuses_flags_that_are_not_dml_execution_flags(fake_directml):  # noqa: F811
+    fake = fake_directml()
+    rig = Rig()
+    with pytest.raises(com.HResultError, match=r"::CompileOperator failed with HRESULT 0x80070057 \(E_INVALIDARG"):
+        rig.operator(add_desc(), flags=8)
+    assert fake.violations == ["CompileOperator: flags 0x8 are not DML_EXECUTION_FLAGS"]
+    rig.operator(add_desc(), flags=7)
+    assert [c.flags for c in fake.of(F.CompiledOperator)] == [7]
+    rig.release()
