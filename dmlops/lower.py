@@ -200,7 +200,7 @@ def lower_torch(desc, torch, x: dict) -> dict:
             x[name] = w if v.is_floating_point() else ew.torch_convert(torch, w, v.dtype)
     y = mod.to_torch(desc, torch, x)
     act = _fused(desc)
-    if act is not None:
+    if act is not None and not getattr(mod, "TORCH_APPLIES_FUSED_ACTIVATION", False):  # ops/_torch_fused.py
         pre = y["OutputTensor"]
         out = activation_torch(act, torch, pre)
         if _negative_zero_relu(desc, act):

@@ -47,6 +47,7 @@ from ..errors import Problem
 from ..sample import Sample, td
 from ..schema import snake_case
 from ..validation import shape_problem, tensor
+from . import _torch_fused
 from ._shapes import sizes
 
 ARRAYS = ("Strides", "Dilations", "StartPadding", "EndPadding", "OutputPadding")
@@ -276,31 +277,72 @@ def to_onnx(desc, g, x):
     return {"OutputTensor": y}
 
 
+# The torch lowering: one framework call (issue 22 item 2) ----------------------------------------------------------
+# torch pads symmetrically: F.conv{1,2,3}d(padding=p) reads the input with p zeros on both sides, and
+# F.conv_transpose{1,2,3}d(padding=p, output_padding=q) is Full[p : Full - p + q] (Full extended with zeros; q must be
+# below the stride or the dilation). DirectML's window o reads from o * Stride - StartPadding on, over zeros outside
+# the input whatever EndPadding says (EndPadding only sizes the natural output), and BACKWARD is
+# Full[StartPadding : StartPadding + ComputedSize]. So with p = StartPadding both are torch's output, cut to
+# ComputedSize (a view) where torch's is longer: one call whenever torch's output is at least that long (FORWARD:
+# the padded input holds the dilated filter; BACKWARD: an output_padding below the stride or dilation makes up any
+# shortfall). Otherwise the input is padded explicitly first (FORWARD) or the full transposed output cropped and
+# padded (BACKWARD).
+
+
+def _torch_call(desc):
+    """(padding, output_padding) of the one torch call that gives DirectML's computed elements (see above), or None."""
+    window = [1 + (k - 1) * d for k, d in zip(desc.filter_tensor.sizes[2:], desc.dilations)]
+    computed, start = _computed_sizes(desc), list(desc.start_padding)
+    if not _backward(desc):
+        if any(w > s + 2 * p or 1 + (s + 2 * p - w) // st < c for s, w, p, st, c in
+               zip(desc.input_tensor.sizes[2:], window, start, desc.strides, computed)):
+            return None
+        return start, None
+    extra = [max(c - (f - 2 * p), 0) for f, p, c in zip(_full_sizes(desc), start, computed)]
+    if any(f - 2 * p + q < 1 or q >= max(st, d) for f, p, q, st, d in
+           zip(_full_sizes(desc), start, extra, desc.strides, desc.dilations)):
+        return None
+    return start, extra
+
+
+TORCH_APPLIES_FUSED_ACTIVATION = True  # lower_torch leaves FusedActivation to to_torch (_torch_fused)
+
+
 def to_torch(desc, torch, x):
-    """torch conv{1,2,3}d / conv_transpose{1,2,3}d; padding, cropping and OutputPadding done explicitly."""
+    """One F.conv{1,2,3}d / F.conv_transpose{1,2,3}d call with the bias (see above; the general path pads or crops
+    explicitly), OutputPadding's zeros after it, FusedActivation in place."""
     f = torch.nn.functional
-    v, w = x["InputTensor"], x["FilterTensor"]
+    v, w, bias = x["InputTensor"], x["FilterTensor"], x["BiasTensor"]
     dims = len(desc.strides)
     if _flip(desc):
         w = torch.flip(w, list(range(2, 2 + dims)))
+    b = None if bias is None else bias.reshape(-1)
     kw = dict(stride=list(desc.strides), dilation=list(desc.dilations), groups=desc.group_count)
     computed = _computed_sizes(desc)
-    if _backward(desc):
-        y = getattr(f, f"conv_transpose{dims}d")(v, w, **kw)
-        y = y[(Ellipsis, *(slice(a, a + c) for a, c in zip(desc.start_padding, computed)))]
-        short = [c - s for c, s in zip(computed, y.shape[2:])]
-        if any(short):  # past the full output: zeros
-            y = f.pad(y, [p for s in reversed(short) for p in (0, s)])
-    else:
-        # torch padding is symmetric; F.pad takes (start, end) pairs from the last dimension backwards.
-        pads = [p for a, b in zip(reversed(desc.start_padding), reversed(_forward_end_padding(desc))) for p in (a, b)]
-        y = getattr(f, f"conv{dims}d")(f.pad(v, pads), w, **kw)
+    call = _torch_call(desc)
+    with _torch_fused.exact_float32(torch, v.device):
+        if call is not None and not _backward(desc):
+            y = getattr(f, f"conv{dims}d")(v, w, b, padding=call[0], **kw)
+        elif call is not None:
+            y = getattr(f, f"conv_transpose{dims}d")(v, w, b, padding=call[0], output_padding=call[1], **kw)
+        elif not _backward(desc):
+            # F.pad takes (start, end) pairs from the last dimension backwards.
+            pads = [p for a, e in zip(reversed(desc.start_padding), reversed(_forward_end_padding(desc)))
+                    for p in (a, e)]
+            y = getattr(f, f"conv{dims}d")(f.pad(v, pads), w, b, **kw)
+        else:
+            y = getattr(f, f"conv_transpose{dims}d")(v, w, **kw)
+            y = y[(Ellipsis, *(slice(a, a + c) for a, c in zip(desc.start_padding, computed)))]
+            short = [c - s for c, s in zip(computed, y.shape[2:])]
+            if any(short):  # past the full output: zeros, then the bias on them too
+                y = f.pad(y, [p for s in reversed(short) for p in (0, s)])
+            if bias is not None:
+                y = y + bias
+    if any(s > c for s, c in zip(y.shape[2:], computed)):
         y = y[(Ellipsis, *(slice(0, c) for c in computed))]
-    if x["BiasTensor"] is not None:
-        y = y + x["BiasTensor"]
     if any(desc.output_padding):  # zeros without bias (DirectML)
         y = f.pad(y, [p for o in reversed(desc.output_padding) for p in (0, o)])
-    return {"OutputTensor": y}
+    return {"OutputTensor": _torch_fused.fused_activation_(desc, torch, y)}
 
 
 def _conv(x, w, y, bias=False, mode="CROSS_CORRELATION", direction="FORWARD", strides=None, dilations=None,

@@ -10,7 +10,8 @@ the generic validator already checks, as it checks data types and ranks.
 Math (docs): Output = FusedActivation(Alpha * op(A) x op(B) + Beta * C), one matrix product per
 leading (BatchCount, ChannelCount) index. C has OutputTensor's Sizes; a C that is broadcast (a bias
 row, say) is expressed with zero Strides, which the framework has already applied. Beta is ignored
-when C is absent. FusedActivation is applied by dmlops.lower, not here. ONNX Gemm is 2-D only, so
+when C is absent. FusedActivation is applied by dmlops.lower (by to_torch itself on torch, in place:
+ops/_torch_fused.py). ONNX Gemm is 2-D only, so
 the ONNX lowering uses MatMul (which batches over leading dimensions) and scales explicitly.
 """
 from __future__ import annotations
@@ -20,6 +21,7 @@ import numpy as np
 from ..errors import Problem
 from ..sample import Sample, td
 from ..validation import shape_problem, tensor
+from . import _torch_fused
 from ._shapes import sizes
 
 LEADING = {2: [], 3: ["ChannelCount"], 4: ["BatchCount", "ChannelCount"]}
@@ -90,19 +92,42 @@ def to_onnx(desc, g, x):
     return {"OutputTensor": y}
 
 
+TORCH_APPLIES_FUSED_ACTIVATION = True  # lower_torch leaves FusedActivation to to_torch (_torch_fused)
+
+
 def to_torch(desc, torch, x):
-    """torch.matmul with transposes; Alpha and Beta * C applied after the product."""
-    a, b = x["ATensor"], x["BTensor"]
+    """One BLAS call computing Alpha * op(A) x op(B) + Beta * C, the transposes as strides: torch.addmm (2-D) or
+    torch.baddbmm (3-D and 4-D, the leading dimensions flattened into views) with C, torch.matmul without it (Alpha
+    through addmm / baddbmm on a 0-d zero with beta 0 on the CPU and CUDA; a product in place elsewhere); then
+    FusedActivation in place. With C and Beta 0, Beta * C is still added, as DirectML's formula (and the reference)
+    has it: a NaN or infinity in C gives NaN, where a BLAS call with beta 0 would never read C."""
+    a, b, c = x["ATensor"], x["BTensor"], x["CTensor"]
     if _transposed(desc, "ATensor"):
         a = a.transpose(-1, -2)
     if _transposed(desc, "BTensor"):
         b = b.transpose(-1, -2)
-    y = torch.matmul(a, b)
-    if desc.alpha != 1.0:
-        y = y * desc.alpha
-    if x["CTensor"] is not None:
-        y = y + desc.beta * x["CTensor"]
-    return {"OutputTensor": y}
+    alpha, beta = float(desc.alpha), float(desc.beta)
+    if c is not None and beta != 0:
+        y = _blas(torch, c, a, b, beta, alpha)
+    elif alpha == 1 or a.device.type not in _torch_fused.NATIVE:
+        y = torch.matmul(a, b)
+        if alpha != 1:
+            y.mul_(alpha)
+    else:
+        y = _blas(torch, torch.zeros((), dtype=a.dtype, device=a.device), a, b, 0.0, alpha)
+    if c is not None and beta == 0:
+        y = y + beta * c
+    return {"OutputTensor": _torch_fused.fused_activation_(desc, torch, y)}
+
+
+def _blas(torch, c, a, b, beta: float, alpha: float):
+    """beta * c + alpha * (a @ b) in one torch.addmm or torch.baddbmm (leading dimensions flattened)."""
+    lead = list(a.shape[:-2])
+    if not lead:
+        return torch.addmm(c, a, b, beta=beta, alpha=alpha)
+    m, k, n = a.shape[-2], a.shape[-1], b.shape[-1]
+    c3 = c if c.dim() == 0 else c.reshape(-1, m, n)
+    return torch.baddbmm(c3, a.reshape(-1, m, k), b.reshape(-1, k, n), beta=beta, alpha=alpha).reshape(lead + [m, n])
 
 
 def _gemm(a, b, out, c=None, strides_c=None, trans_a="NONE", trans_b="NONE", alpha=1.0, beta=1.0, act=None,

@@ -32,6 +32,7 @@ from ..lower import activation_onnx, activation_reference, activation_torch
 from ..sample import Sample, td
 from . import _recurrent
 from . import _recurrent_exec as rx
+from . import _recurrent_fused
 
 # Sizes exactly as the reference page writes them; gate blocks are z, r, h.
 LAYOUTS = {
@@ -138,7 +139,11 @@ def _direction_slice_onnx(g, value: str, axis: int, d: int, shape) -> str:
 
 # torch -------------------------------------------------------------------------------------------
 def to_torch(desc, torch, x):
-    """The recurrence as a Python loop of torch ops over the time steps."""
+    """torch.gru in one call where it computes this descriptor exactly (_recurrent_fused: LinearBeforeReset TRUE,
+    sigmoid and tanh, on the CPU or CUDA), else the recurrence as a Python loop of torch ops over the time steps."""
+    fused = _recurrent_fused.run(desc, torch, x)
+    if fused is not None:
+        return fused
     return rx.run(rx.TorchOps(torch), desc, x, STATES, lambda d: _step_torch(desc, torch, x, d))
 
 

@@ -24,6 +24,7 @@ from ..lower import activation_reference
 from ..sample import Sample
 from . import _recurrent
 from . import _recurrent_exec as rx
+from . import _recurrent_fused
 from ._recurrent import f32, random_inputs
 
 # Sizes exactly as the reference page writes them (one gate: the input gate).
@@ -69,7 +70,12 @@ def to_onnx(desc, g, x):
 
 
 def to_torch(desc, torch, x):
-    """A Python loop over the T steps with torch ops (torch.nn.RNN knows only tanh and relu)."""
+    """torch.rnn_tanh in one call where it computes this descriptor exactly (_recurrent_fused: tanh, on the CPU or
+    CUDA), else a Python loop over the T steps with torch ops (torch.nn.RNN knows only tanh and relu, and its relu
+    keeps NaN)."""
+    fused = _recurrent_fused.run(desc, torch, x)
+    if fused is not None:
+        return fused
     ops = rx.TorchOps(torch)
     return rx.run(ops, desc, x, STATES, lambda d: _step(ops, desc, x, d))
 
