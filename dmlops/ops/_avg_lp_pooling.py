@@ -97,6 +97,11 @@ def _out_sizes(desc, name="OutputTensor"):
 
 def average_reference(desc, x: dict) -> dict:
     v = x["InputTensor"]
+    if P.sliced(desc):
+        s = P.Slices(desc, v.shape[2:])
+        with np.errstate(invalid="ignore", divide="ignore"):
+            y = P.reference_slice_sum(v, s, 0.0) / s.divisor(desc.include_padding)
+        return {"OutputTensor": y.astype(v.dtype).reshape(_out_sizes(desc))}
     P.budget(desc, v.shape)
     idx = _table(desc, v.shape[2:])
     s = reference_sum(P.reference_windows(v, idx, 0.0))
@@ -113,6 +118,10 @@ def _divisors(desc, win) -> np.ndarray:
 def average_onnx(desc, g, x: dict) -> dict:
     v = x["InputTensor"]
     shape = list(desc.input_tensor.sizes)
+    if P.sliced(desc):
+        o = P.OnnxSlices(g, P.Slices(desc, shape[2:]))
+        y = g.node("Div", [o.slice_sum(v, 0.0), o.divisor(desc.include_padding, g.dtype(v))])
+        return {"OutputTensor": g.node("Reshape", [y, g.ints(_out_sizes(desc))])}
     P.budget(desc, shape)
     win = P.Windows(desc, shape[2:])
     index, _ = win.onnx(g)
@@ -123,6 +132,10 @@ def average_onnx(desc, g, x: dict) -> dict:
 
 def average_torch(desc, torch, x: dict) -> dict:
     v = x["InputTensor"]
+    if P.sliced(desc):
+        s = P.Slices(desc, list(v.shape[2:]))
+        divisor = torch.as_tensor(s.divisor(desc.include_padding), dtype=v.dtype, device=v.device)
+        return {"OutputTensor": (P.torch_slice_sum(torch, v, s, 0.0) / divisor).reshape(_out_sizes(desc))}
     P.budget(desc, tuple(v.shape))
     win = P.Windows(desc, list(v.shape[2:]))
     index, _ = win.torch(torch, v.device)
@@ -135,12 +148,16 @@ def average_torch(desc, torch, x: dict) -> dict:
 def lp_reference(desc, x: dict) -> dict:
     v = x["InputTensor"]
     p, f = desc.p, v.dtype.type
+    sliced = P.sliced(desc)
+    if not sliced:
+        P.budget(desc, v.shape)  # before |x| ** P is computed over the input
     a = np.abs(v)
     with np.errstate(over="ignore"):
         powered = a if p == 1 else a * a if p == 2 else np.power(a, f(p))
-        P.budget(desc, v.shape)
-        idx = _table(desc, v.shape[2:])
-        s = reference_sum(P.reference_windows(powered, idx, 0.0))
+        if sliced:
+            s = P.reference_slice_sum(powered, P.Slices(desc, v.shape[2:]), 0.0)
+        else:
+            s = reference_sum(P.reference_windows(powered, _table(desc, v.shape[2:]), 0.0))
         y = s if p == 1 else np.sqrt(s) if p == 2 else np.power(s, f(1) / f(p))
     return {"OutputTensor": y.astype(v.dtype).reshape(_out_sizes(desc))}
 
@@ -151,10 +168,13 @@ def lp_onnx(desc, g, x: dict) -> dict:
     shape = list(desc.input_tensor.sizes)
     a = g.node("Abs", [v])
     powered = a if p == 1 else g.node("Mul", [a, a]) if p == 2 else g.node("Pow", [a, onnx_const(g, p, dtype)])
-    P.budget(desc, shape)
-    win = P.Windows(desc, shape[2:])
-    index, _ = win.onnx(g)
-    s = onnx_sum(g, P.onnx_gather_windows(g, powered, shape, index, 0.0), win.k)
+    if P.sliced(desc):
+        s = P.OnnxSlices(g, P.Slices(desc, shape[2:])).slice_sum(powered, 0.0)
+    else:
+        P.budget(desc, shape)
+        win = P.Windows(desc, shape[2:])
+        index, _ = win.onnx(g)
+        s = onnx_sum(g, P.onnx_gather_windows(g, powered, shape, index, 0.0), win.k)
     if p == 2:
         s = g.node("Sqrt", [s])
     elif p > 2:
@@ -165,12 +185,17 @@ def lp_onnx(desc, g, x: dict) -> dict:
 def lp_torch(desc, torch, x: dict) -> dict:
     v = x["InputTensor"]
     p = desc.p
+    sliced = P.sliced(desc)
+    if not sliced:
+        P.budget(desc, tuple(v.shape))  # before |x| ** P is computed over the input
     a = v.abs()
     powered = a if p == 1 else a * a if p == 2 else a.pow(float(p))
-    P.budget(desc, tuple(v.shape))
-    win = P.Windows(desc, list(v.shape[2:]))
-    index, _ = win.torch(torch, v.device)
-    s = torch_sum(torch, P.torch_gather_windows(torch, powered, index, 0.0))
+    if sliced:
+        s = P.torch_slice_sum(torch, powered, P.Slices(desc, list(v.shape[2:])), 0.0)
+    else:
+        win = P.Windows(desc, list(v.shape[2:]))
+        index, _ = win.torch(torch, v.device)
+        s = torch_sum(torch, P.torch_gather_windows(torch, powered, index, 0.0))
     if p == 2:
         s = s.sqrt()
     elif p > 2:
@@ -190,8 +215,22 @@ def _grad_tables(desc):
     return idx, c, inverse_table(idx, int(np.prod(spatial, dtype=np.int64)))
 
 
+def _grad_slices(desc):
+    return P.Slices(desc, list(desc.output_gradient_tensor.sizes)[2:])
+
+
+def _grad_divisor(desc, s) -> np.ndarray:
+    d = s.divisor(desc.include_padding)
+    return np.where(d == 0, np.float32(1), d)  # a window made only of padding reaches no element
+
+
 def grad_reference(desc, x: dict) -> dict:
     dy = x["InputGradientTensor"]
+    if P.sliced(desc):
+        s = _grad_slices(desc)
+        share = (dy / _grad_divisor(desc, s)).astype(dy.dtype)
+        y = P.reference_place_sum(s, dy.shape[:2], lambda k: share, dy.dtype)
+        return {"OutputGradientTensor": y.reshape(_out_sizes(desc, "OutputGradientTensor"))}
     _, c, inv = _grad_tables(desc)
     share = dy.reshape(dy.shape[0], dy.shape[1], -1) / c
     y = reference_sum(P.reference_windows(share.astype(dy.dtype), inv, 0.0))
@@ -201,6 +240,13 @@ def grad_reference(desc, x: dict) -> dict:
 def grad_onnx(desc, g, x: dict) -> dict:
     dy = x["InputGradientTensor"]
     n, ch = list(desc.input_gradient_tensor.sizes)[:2]
+    if P.sliced(desc):
+        o = P.OnnxSlices(g, _grad_slices(desc))
+        dtype = g.dtype(dy)
+        share = g.node("Div", [dy, o.divisor(desc.include_padding, dtype, at_least_one=True)])
+        spread = o.dilate(share, n, ch, 0)
+        y = o.place_sum(lambda k: spread, dtype)
+        return {"OutputGradientTensor": g.node("Reshape", [y, g.ints(_out_sizes(desc, "OutputGradientTensor"))])}
     _, c, inv = _grad_tables(desc)
     planes = g.node("Reshape", [dy, g.ints([n, ch, c.size])])
     share = g.node("Div", [planes, g.const(c.astype(g.dtype(dy)))])
@@ -210,6 +256,11 @@ def grad_onnx(desc, g, x: dict) -> dict:
 
 def grad_torch(desc, torch, x: dict) -> dict:
     dy = x["InputGradientTensor"]
+    if P.sliced(desc):
+        s = _grad_slices(desc)
+        share = dy / torch.as_tensor(_grad_divisor(desc, s), dtype=dy.dtype, device=dy.device)
+        y = P.torch_place_sum(torch, s, dy.shape[:2], lambda k: share, dy.dtype, dy.device)
+        return {"OutputGradientTensor": y.reshape(_out_sizes(desc, "OutputGradientTensor"))}
     _, c, inv = _grad_tables(desc)
     share = dy.reshape(dy.shape[0], dy.shape[1], -1) / torch.as_tensor(c, dtype=dy.dtype, device=dy.device)
     y = torch_sum(torch, P.torch_windows(torch, share, inv, 0.0))

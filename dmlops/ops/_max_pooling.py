@@ -87,8 +87,9 @@ def inverse_table(idx: np.ndarray, plane: int) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------------------------- NumPy
-def reference_pool(desc, v: np.ndarray):
-    """(OutputTensor, whole-tensor int64 indices, one-hot winners bool [N, C, rows, K]) of ``v``."""
+def _table_reference_pool(desc, v: np.ndarray):
+    """(OutputTensor, whole-tensor int64 indices, one-hot winners bool [N, C, rows, K]) of ``v``, through the gather
+    table."""
     idx, out, plane = _layout(desc, v.shape)
     n, c, _ = _planes(v.shape)
     valid = idx >= 0
@@ -109,9 +110,9 @@ def reference_pool(desc, v: np.ndarray):
     return value.reshape([n, c] + out), index.reshape([n, c] + out), first
 
 
-def reference_grad(desc, v: np.ndarray, grad: np.ndarray) -> np.ndarray:
-    """MAX_POOLING_GRAD's OutputGradientTensor (module docstring)."""
-    _, _, first = reference_pool(desc, v)
+def _table_reference_grad(desc, v: np.ndarray, grad: np.ndarray) -> np.ndarray:
+    """MAX_POOLING_GRAD's OutputGradientTensor through the gather table and its inverse."""
+    _, _, first = _table_reference_pool(desc, v)
     idx, _, plane = _layout(desc, v.shape)
     n, c, _ = _planes(v.shape)
     g = grad.reshape(n, c, -1, 1)
@@ -137,9 +138,9 @@ def _onnx_working(g, v: str):
     return g.cast(v, np.int64), lambda r: g.cast(r, dtype)
 
 
-def onnx_pool(desc, g, v: str, shape):
-    """:func:`reference_pool` in ONNX ops: (OutputTensor, int64 indices, one-hot winners). The window table is
-    built in the graph (P.Windows), so the model stays small whatever the window."""
+def _table_onnx_pool(desc, g, v: str, shape):
+    """:func:`_table_reference_pool` in ONNX ops: (OutputTensor, int64 indices, one-hot winners). The window table
+    is built in the graph (P.Windows), so the model stays small whatever the window."""
     P.budget(desc, shape)
     win = P.Windows(desc, list(shape[2:]))
     out, plane = win.output, win.plane
@@ -177,9 +178,10 @@ def onnx_pool(desc, g, v: str, shape):
     return back(g.node("Reshape", [value, sizes])), g.node("Reshape", [index, sizes]), first
 
 
-def onnx_grad(desc, g, v: str, shape, grad: str) -> str:
-    """:func:`reference_grad` in ONNX ops: Where of the winners, then one Gather per summand, added in order."""
-    _, _, first = onnx_pool(desc, g, v, shape)
+def _table_onnx_grad(desc, g, v: str, shape, grad: str) -> str:
+    """:func:`_table_reference_grad` in ONNX ops: Where of the winners, then one Gather per summand, added in
+    order."""
+    _, _, first = _table_onnx_pool(desc, g, v, shape)
     idx, _, plane = _layout(desc, shape)
     n, c, _ = _planes(shape)
     dtype = g.dtype(grad)
@@ -206,8 +208,8 @@ def _torch_working(torch, v):
     return v.to(torch.int64), lambda r: r.to(dtype)
 
 
-def torch_pool(desc, torch, v):
-    """:func:`reference_pool` in torch ops (torch-directml has amax but no amin: the lowest index is a negated
+def _table_torch_pool(desc, torch, v):
+    """:func:`_table_reference_pool` in torch ops (torch-directml has amax but no amin: the lowest index is a negated
     amax)."""
     shape = tuple(v.shape)
     P.budget(desc, shape)
@@ -241,10 +243,10 @@ def torch_pool(desc, torch, v):
     return back(value.reshape(sizes)), index.reshape(sizes), first
 
 
-def torch_grad(desc, torch, v, grad):
-    """:func:`reference_grad` in torch ops."""
+def _table_torch_grad(desc, torch, v, grad):
+    """:func:`_table_reference_grad` in torch ops."""
     shape = tuple(v.shape)
-    _, _, first = torch_pool(desc, torch, v)
+    _, _, first = _table_torch_pool(desc, torch, v)
     idx, _, plane = _layout(desc, shape)
     n, c, _ = _planes(shape)
     zero = torch.zeros((), dtype=grad.dtype, device=grad.device)
@@ -257,6 +259,252 @@ def torch_grad(desc, torch, v, grad):
         total = term if total is None else total + term
     total = torch.where(total == 0, zero, total)
     return total.reshape(shape)
+
+
+# ----------------------------------------------------------------------------------------------- window elements one
+# at a time (P.Slices: windows of at most P.SLICE_MAX elements)
+#
+# The running rule itself, one window element per step over every window at once: ``cur`` starts below everything
+# that can win and ``k*`` (the winner's window element) at K, "none". Floats start at -inf and are padded with -inf:
+# ``cand > cur`` is false for NaN, -inf, the padding and any later equal element, and true for the first element at
+# least as large as the lowest finite value, so the strict comparison alone is the rule; the value is
+# max(cur, lowest) at the end. Integers start at (and are padded with) the type's minimum, which nothing is below:
+# the value is the plain running maximum, and the winner also takes the first element inside the input while none
+# has won (``k* == K``), which is the minimum winning a window of nothing greater.
+
+
+def _bases_of(shape, dims: int) -> np.ndarray:
+    """int64 [N, C, 1, ...]: each plane's first flat index, shaped against [N, C, *output]."""
+    return _bases(shape).reshape(list(shape[:2]) + [1] * dims)
+
+
+def _mask(parts: list) -> np.ndarray | None:
+    out = None
+    for m in parts:
+        out = m if out is None else out & m
+    return out
+
+
+def _slice_reference_pool(desc, v: np.ndarray, indices: bool):
+    """(value, whole-tensor int64 indices or None, k* int32 [N, C, *output] or None) of ``v`` by the running rule."""
+    s = P.Slices(desc, v.shape[2:])
+    shape = tuple(v.shape[:2]) + tuple(s.output)
+    floating = v.dtype.kind == "f"
+    lowest = np.finfo(v.dtype).min if floating else np.iinfo(v.dtype).min
+    padded = P.reference_padded(v, s, -np.inf if floating else lowest)
+    cur = np.full(shape, -np.inf if floating else lowest, v.dtype)
+    kstar = np.full(shape, s.k, np.int32) if indices else None
+    for k, ks in enumerate(s.positions()):
+        cand = padded[s.spans(ks)]
+        with np.errstate(invalid="ignore"):
+            better = cand > cur
+        if indices and not floating:
+            better = better | (kstar == s.k)
+            inside = _mask(s.inside(ks))
+            if inside is not None:
+                better = better & inside
+        cur = np.where(better, cand, cur)
+        if indices:
+            kstar = np.where(better, np.int32(k), kstar)
+    value = np.maximum(cur, v.dtype.type(lowest)) if floating else cur
+    if not indices:
+        return value, None, None
+    where = _bases_of(v.shape, s.dims) + P._sum_of(s.origins(), s.output) + s.offsets()[kstar]
+    return value, np.where(kstar < s.k, where, 0), kstar
+
+
+def _slice_reference_grad(desc, v: np.ndarray, grad: np.ndarray) -> np.ndarray:
+    _, _, kstar = _slice_reference_pool(desc, v, True)
+    s = P.Slices(desc, v.shape[2:])
+    g = grad.reshape(kstar.shape)
+    zero = np.zeros((), g.dtype)
+    return P.reference_place_sum(s, v.shape[:2], lambda k: np.where(kstar == k, g, zero), g.dtype).reshape(v.shape)
+
+
+def _slice_onnx_pool(desc, g, v: str, shape, indices: bool):
+    """:func:`_slice_reference_pool` in ONNX: Pad once (NaN read as -inf), then per window element Slice, Greater
+    (is it the new winner?) and two Max: the running maximum, and the winner's mark (float32 k + 1, 0 for none; a
+    later k is a larger mark, so Max(mark, (k + 1) * winner) is the Where of k* without ONNX Runtime's slow CPU
+    Where). Max's choice between +0.0 and -0.0 is its own, and ONNX Runtime's CPU Where turns a -0.0 taken from its
+    X input into +0.0 (dmlops/ops/_elementwise.py); neither changes a comparison, but either would change a winning
+    -0.0: float values are read back from the padded input at the winner (one Gather). Returns (value, index or
+    None, mark or None)."""
+    s = P.Slices(desc, list(shape[2:]))
+    o = P.OnnxSlices(g, s)
+    n, c = int(shape[0]), int(shape[1])
+    w, back = _onnx_working(g, v)
+    dtype = g.dtype(w)
+    floating = dtype.kind == "f"
+    lowest = np.finfo(dtype).min if floating else _int_lowest(g.dtype(v))
+    padded = o.padded(w, -np.inf if floating else lowest)
+    if floating:  # NaN as -inf, so that Max can keep the running maximum
+        padded = g.node("Where", [g.node("IsNaN", [padded], dtype=np.bool_), o.scalar(-np.inf, dtype), padded],
+                        dtype=dtype)
+    cur = o.scalar(-np.inf if floating else lowest, dtype)
+    none = o.scalar(0, np.float32)
+    positions = s.positions()
+    cands = P.Ahead(lambda k: o.take(padded, positions[k]), s.k)
+    found_rule = indices and not floating  # integers: the first element inside wins while none has (docstring)
+
+    def better(k: int, cur: str, mark: str) -> str:
+        b = g.node("Greater", [cands.get(k), cur], dtype=np.bool_)
+        if found_rule:
+            b = g.node("Or", [b, g.node("Equal", [mark, none], dtype=np.bool_)], dtype=np.bool_)
+            inside = o.inside(positions[k])
+            if inside is not None:
+                b = g.node("And", [b, inside], dtype=np.bool_)
+        return b
+
+    need_mark = indices or floating
+
+    def term(winner: str, k: int) -> str | None:
+        return g.node("Mul", [g.cast(winner, np.float32), o.scalar(k + 1, np.float32)]) if need_mark else None
+
+    # Emission order (P.Ahead): the slices one step ahead of their step; where nothing else reads the mark, each
+    # Max into it one step behind the term it takes, so the walk back from the outputs enters the mark first.
+    mark = none
+    winner = better(0, cur, mark)
+    pending = term(winner, 0)
+    for k in range(s.k):
+        last = k == s.k - 1
+        if not (floating and last):  # floats read their value back at the end
+            cur = g.node("Max", [cur, cands.get(k)])  # the running maximum, but for a zero's sign
+        if found_rule:
+            mark = g.node("Max", [mark, pending])
+            if not last:
+                pending = term(better(k + 1, cur, mark), k + 1)
+        else:
+            ahead = None if last else term(better(k + 1, cur, mark), k + 1)
+            if need_mark:
+                mark = g.node("Max", [mark, pending])
+            pending = ahead
+    if need_mark:
+        element = g.cast(mark, np.int32)
+    if floating:
+        pplane = int(np.prod(s.padded, dtype=np.int64))
+        at = g.node("Add", [g.node("Add", [o.plane_bases(n, c, pplane), o.sum_of(s.origins(padded=True))]),
+                            g.node("Gather", [o.const(("offsets", True), _marked(s.offsets(padded=True))), element],
+                                   axis=0)])
+        read = g.node("Gather", [g.node("Reshape", [padded, o.ints([-1])]), at], axis=0)
+        # the constant in X, the value read in Y (kept bit for bit); Equal, not Not (NotWhereFusion would swap them)
+        value = g.node("Where", [g.node("Equal", [mark, none], dtype=np.bool_), o.scalar(lowest, dtype), read],
+                       dtype=dtype)
+    else:
+        value = cur
+    if not indices:
+        return back(value), None, None
+    at = g.node("Add", [g.node("Add", [o.plane_bases(n, c, s.plane), o.sum_of(s.origins())]),
+                        g.node("Gather", [o.const(("offsets", False), _marked(s.offsets())), element], axis=0)])
+    index = g.node("Where", [g.node("Greater", [mark, none], dtype=np.bool_), at, o.scalar(0, np.int64)],
+                   dtype=np.int64)
+    return back(value), index, mark
+
+
+def _marked(offsets: np.ndarray) -> np.ndarray:
+    """Slices.offsets (entry K for none) indexed by mark (0 for none, k + 1 for element k)."""
+    return np.concatenate([offsets[-1:], offsets[:-1]])
+
+
+def _slice_onnx_grad(desc, g, v: str, shape, grad: str) -> str:
+    _, _, mark = _slice_onnx_pool(desc, g, v, shape, True)
+    s = P.Slices(desc, list(shape[2:]))
+    o = P.OnnxSlices(g, s)
+    n, c = int(shape[0]), int(shape[1])
+    dtype = g.dtype(grad)
+    spread = o.dilate(g.node("Reshape", [grad, o.ints([n, c] + s.output)]), n, c, 0)
+    marks = o.dilate(mark, n, c, 0)
+    zero = o.scalar(0, dtype)
+    # a -0.0 gradient may come out of Where's X as +0.0: no sum from +0 can tell them apart
+    total = o.place_sum(lambda k: g.node("Where", [g.node("Equal", [marks, o.scalar(k + 1, np.float32)],
+                                                          dtype=np.bool_), spread, zero], dtype=dtype), dtype)
+    return g.node("Reshape", [total, o.ints(shape)])
+
+
+def _slice_torch_pool(desc, torch, v, indices: bool):
+    """:func:`_slice_reference_pool` in torch."""
+    shape = tuple(v.shape)
+    s = P.Slices(desc, list(shape[2:]))
+    dev = v.device
+    w, back = _torch_working(torch, v)
+    floating = w.is_floating_point()
+    lowest = float(torch.finfo(w.dtype).min) if floating else _int_lowest(torch_numpy_dtype(torch, v.dtype))
+    start = float("-inf") if floating else lowest
+    padded = P.torch_padded(torch, w, s, start)
+    cur = torch.full((), start, dtype=w.dtype, device=dev)
+    none = torch.full((), s.k, dtype=torch.int32, device=dev)
+    kstar = none
+    for k, ks in enumerate(s.positions()):
+        cand = padded[s.spans(ks)]
+        better = cand > cur
+        if indices and not floating:
+            better = better | (kstar == none)
+            for m in s.inside(ks):
+                better = better & torch.as_tensor(m, device=dev)
+        cur = torch.where(better, cand, cur)
+        if indices:
+            kstar = torch.where(better, torch.full((), k, dtype=torch.int32, device=dev), kstar)
+    value = torch.clamp(cur, min=lowest) if floating else cur
+    if not indices:
+        return back(value), None, None
+    sizes = list(shape[:2]) + s.output
+    offsets = torch.as_tensor(s.offsets(), device=dev).index_select(0, kstar.reshape(-1)).reshape(sizes)
+    at = (torch.as_tensor(_bases_of(shape, s.dims), device=dev) + P.torch_sum_of(torch, s.origins(), s.output, dev)
+          + offsets)
+    index = torch.where(kstar < none, at, torch.zeros((), dtype=torch.int64, device=dev))
+    return back(value), index, kstar
+
+
+def _slice_torch_grad(desc, torch, v, grad):
+    _, _, kstar = _slice_torch_pool(desc, torch, v, True)
+    s = P.Slices(desc, list(v.shape[2:]))
+    g = grad.reshape(kstar.shape)
+    zero = torch.zeros((), dtype=g.dtype, device=g.device)
+    total = P.torch_place_sum(torch, s, v.shape[:2], lambda k: torch.where(kstar == k, g, zero), g.dtype, g.device)
+    return total.reshape(tuple(v.shape))
+
+
+# ----------------------------------------------------------------------------------------------- the lowerings
+def reference_pool(desc, v: np.ndarray, indices: bool = True):
+    """(OutputTensor, whole-tensor int64 indices (None unless ``indices``), winners) of ``v``: one window element at
+    a time for windows of up to P.SLICE_MAX elements, else through the gather table (refused past P.MAX_ELEMENTS)."""
+    if P.sliced(desc):
+        return _slice_reference_pool(desc, v, indices)
+    return _table_reference_pool(desc, v)
+
+
+def reference_grad(desc, v: np.ndarray, grad: np.ndarray) -> np.ndarray:
+    """MAX_POOLING_GRAD's OutputGradientTensor (module docstring)."""
+    if P.sliced(desc):
+        return _slice_reference_grad(desc, v, grad)
+    return _table_reference_grad(desc, v, grad)
+
+
+def onnx_pool(desc, g, v: str, shape, indices: bool = True):
+    """:func:`reference_pool` in ONNX ops."""
+    if P.sliced(desc):
+        return _slice_onnx_pool(desc, g, v, shape, indices)
+    return _table_onnx_pool(desc, g, v, shape)
+
+
+def onnx_grad(desc, g, v: str, shape, grad: str) -> str:
+    """:func:`reference_grad` in ONNX ops."""
+    if P.sliced(desc):
+        return _slice_onnx_grad(desc, g, v, shape, grad)
+    return _table_onnx_grad(desc, g, v, shape, grad)
+
+
+def torch_pool(desc, torch, v, indices: bool = True):
+    """:func:`reference_pool` in torch ops."""
+    if P.sliced(desc):
+        return _slice_torch_pool(desc, torch, v, indices)
+    return _table_torch_pool(desc, torch, v)
+
+
+def torch_grad(desc, torch, v, grad):
+    """:func:`reference_grad` in torch ops."""
+    if P.sliced(desc):
+        return _slice_torch_grad(desc, torch, v, grad)
+    return _table_torch_grad(desc, torch, v, grad)
 
 
 # ----------------------------------------------------------------------------------------------- samples

@@ -35,17 +35,17 @@ def check(desc, level) -> list[Problem]:
 
 def reference(desc, x):
     """The window maxima (dmlops.ops._max_pooling)."""
-    return {"OutputTensor": mp.reference_pool(desc, x["InputTensor"])[0]}
+    return {"OutputTensor": mp.reference_pool(desc, x["InputTensor"], indices=False)[0]}
 
 
 def to_onnx(desc, g, x):
     """Gather through the window table, ReduceMax with NaN and padding as -inf, the lowest value as the floor."""
-    return {"OutputTensor": mp.onnx_pool(desc, g, x["InputTensor"], desc.input_tensor.sizes)[0]}
+    return {"OutputTensor": mp.onnx_pool(desc, g, x["InputTensor"], desc.input_tensor.sizes, indices=False)[0]}
 
 
 def to_torch(desc, torch, x):
     """index_select through the window table, amax with NaN and padding as -inf, the lowest value as the floor."""
-    return {"OutputTensor": mp.torch_pool(desc, torch, x["InputTensor"])[0]}
+    return {"OutputTensor": mp.torch_pool(desc, torch, x["InputTensor"], indices=False)[0]}
 
 
 # ----------------------------------------------------------------------------------------------- samples

@@ -30,6 +30,11 @@ def check(desc, level) -> list[Problem]:
     return pooling_problems(desc, targets=("OutputTensor", "OutputIndicesTensor"))
 
 
+def _indices(desc) -> bool:
+    """Whether OutputIndicesTensor is asked for (the winners' indices are then tracked)."""
+    return desc.output_indices_tensor is not None
+
+
 def _outputs(desc, value, index):
     out = {"OutputTensor": value}
     if desc.output_indices_tensor is not None:
@@ -39,17 +44,18 @@ def _outputs(desc, value, index):
 
 def reference(desc, x):
     """The window maxima and their whole-tensor flat indices (dmlops.ops._max_pooling)."""
-    return _outputs(desc, *mp.reference_pool(desc, x["InputTensor"])[:2])
+    return _outputs(desc, *mp.reference_pool(desc, x["InputTensor"], _indices(desc))[:2])
 
 
 def to_onnx(desc, g, x):
     """Gather through the window table, ReduceMax, and the first winner's index as a ReduceMin of flat indices."""
-    return _outputs(desc, *mp.onnx_pool(desc, g, x["InputTensor"], desc.input_tensor.sizes)[:2])
+    return _outputs(desc, *mp.onnx_pool(desc, g, x["InputTensor"], desc.input_tensor.sizes,
+                                            _indices(desc))[:2])
 
 
 def to_torch(desc, torch, x):
     """index_select through the window table, amax, and the first winner's index as a negated amax."""
-    return _outputs(desc, *mp.torch_pool(desc, torch, x["InputTensor"])[:2])
+    return _outputs(desc, *mp.torch_pool(desc, torch, x["InputTensor"], _indices(desc))[:2])
 
 
 SAMPLES = mp.index_samples("MaxPooling1")

@@ -22,7 +22,7 @@ from __future__ import annotations
 from ..errors import Problem
 from . import _max_pooling as mp
 from ._windows import pooling_problems
-from .max_pooling1 import _outputs
+from .max_pooling1 import _indices, _outputs
 
 
 def check(desc, level) -> list[Problem]:
@@ -33,17 +33,18 @@ def check(desc, level) -> list[Problem]:
 
 def reference(desc, x):
     """The dilated window maxima and their whole-tensor flat indices (dmlops.ops._max_pooling)."""
-    return _outputs(desc, *mp.reference_pool(desc, x["InputTensor"])[:2])
+    return _outputs(desc, *mp.reference_pool(desc, x["InputTensor"], _indices(desc))[:2])
 
 
 def to_onnx(desc, g, x):
     """Gather through the dilated window table, ReduceMax, the first winner's index as a ReduceMin."""
-    return _outputs(desc, *mp.onnx_pool(desc, g, x["InputTensor"], desc.input_tensor.sizes)[:2])
+    return _outputs(desc, *mp.onnx_pool(desc, g, x["InputTensor"], desc.input_tensor.sizes,
+                                            _indices(desc))[:2])
 
 
 def to_torch(desc, torch, x):
     """index_select through the dilated window table, amax, the first winner's index as a negated amax."""
-    return _outputs(desc, *mp.torch_pool(desc, torch, x["InputTensor"])[:2])
+    return _outputs(desc, *mp.torch_pool(desc, torch, x["InputTensor"], _indices(desc))[:2])
 
 
 SAMPLES = mp.index_samples("MaxPooling2")

@@ -71,16 +71,25 @@ def check(desc, level) -> list[Problem]:
 
 
 def _plan(desc):
-    """(window table, per-row divisor as float32 [rows] or a scalar, output spatial sizes, parameter counts)."""
+    """(window table, or None where the windows are read one element at a time (_pooling.Slices), the per-row
+    divisor as float32 [rows] or a scalar, parameter counts)."""
     spatial = list(desc.input_tensor.sizes[2:])
+    counts = {name: il.count(t) for name, t in desc.tensors().items() if t is not None and name != "InputTensor"}
+    if _pooling.sliced(desc):
+        return None, _pooling.Slices(desc, spatial).divisor(desc.include_padding).reshape(-1), counts
     _pooling.budget(desc, list(desc.input_tensor.sizes))
     idx = _pooling.table(desc, spatial)
     if desc.include_padding:
         divisor = np.float32(idx.shape[1])
     else:
         divisor = (idx >= 0).sum(axis=1).astype(np.float32)
-    counts = {name: il.count(t) for name, t in desc.tensors().items() if t is not None and name != "InputTensor"}
     return idx, divisor, counts
+
+
+def _rows(desc) -> list[int]:
+    """[N, C, rows]: the window sums' shape."""
+    n, c = desc.input_tensor.sizes[:2]
+    return [n, c, int(np.prod(desc.output_tensor.sizes[2:], dtype=np.int64))]
 
 
 def _param(value, counts, name):
@@ -95,7 +104,10 @@ def reference(desc, x):
     zp = x["InputZeroPointTensor"]
     v = il.reference_centered(x["InputTensor"], zp, None if zp is None else il.channel(counts["InputZeroPointTensor"],
                                                                                        dims))
-    total = _pooling.reference_windows(v, idx, 0).sum(axis=-1)  # int64 [N, C, rows], exact
+    if idx is None:
+        total = _pooling.reference_slice_sum(v, _pooling.Slices(desc, v.shape[2:]), 0).reshape(_rows(desc))
+    else:
+        total = _pooling.reference_windows(v, idx, 0).sum(axis=-1)  # int64 [N, C, rows], exact
     with np.errstate(all="ignore"):
         real = total.astype(np.float32) * _param(x["InputScaleTensor"], counts, "InputScaleTensor").astype(np.float32)
         real = real / divisor
@@ -106,7 +118,8 @@ def reference(desc, x):
 
 
 def to_onnx(desc, g, x):
-    """Cast / Sub in int32, Gather through the window table, ReduceSum (int32), Cast, Mul, Div, then quantize."""
+    """Cast / Sub in int32, window sums in int32 (a Slice and Add per window element, or a Gather through the window
+    table and ReduceSum past _pooling.SLICE_MAX), Cast, Mul, Div, then quantize."""
     idx, divisor, counts = _plan(desc)
     dims = len(desc.strides)
     shape = list(desc.input_tensor.sizes)
@@ -114,10 +127,16 @@ def to_onnx(desc, g, x):
     if x["InputZeroPointTensor"] is not None:
         zp = il.onnx_shaped(g, x["InputZeroPointTensor"], il.channel(counts["InputZeroPointTensor"], dims))
         v = g.node("Sub", [v, g.cast(zp, np.int32)])
-    total = g.node("ReduceSum", [_pooling.onnx_windows(g, v, shape, idx, 0), g.ints([-1])], keepdims=0)
+    if idx is None:  # int32 sums, exact in any order; the divisor a product of per-dimension counts
+        o = _pooling.OnnxSlices(g, _pooling.Slices(desc, shape[2:]))
+        total = g.node("Reshape", [o.slice_sum(v, 0), g.ints(_rows(desc))])
+        by = g.node("Reshape", [o.divisor(desc.include_padding), g.ints([-1])])
+    else:
+        total = g.node("ReduceSum", [_pooling.onnx_windows(g, v, shape, idx, 0), g.ints([-1])], keepdims=0)
+        by = g.const(np.asarray(divisor, np.float32))
     shaped = lambda name: il.onnx_shaped(g, x[name], il.row(counts[name])) if x[name] is not None else None  # noqa
     real = g.node("Mul", [g.cast(total, np.float32), shaped("InputScaleTensor")])
-    real = g.node("Div", [real, g.const(np.asarray(divisor, np.float32))])
+    real = g.node("Div", [real, by])
     y = onnx_quantize(g, real, shaped("OutputScaleTensor"), shaped("OutputZeroPointTensor"),
                       desc.output_tensor.data_type.numpy_dtype)
     return {"OutputTensor": g.node("Reshape", [y, g.ints(desc.output_tensor.sizes)])}
@@ -130,7 +149,10 @@ def to_torch(desc, torch, x):
     zp = x["InputZeroPointTensor"]
     v = il.torch_centered(torch, x["InputTensor"], zp,
                           None if zp is None else il.channel(counts["InputZeroPointTensor"], dims))
-    total = _pooling.torch_windows(torch, v, idx, 0).sum(dim=-1, dtype=torch.int32)
+    if idx is None:
+        total = _pooling.torch_slice_sum(torch, v, _pooling.Slices(desc, list(v.shape[2:])), 0).reshape(_rows(desc))
+    else:
+        total = _pooling.torch_windows(torch, v, idx, 0).sum(dim=-1, dtype=torch.int32)
     shaped = lambda name: x[name].reshape(il.row(counts[name])) if x[name] is not None else None  # noqa: E731
     real = total.to(torch.float32) * shaped("InputScaleTensor").to(torch.float32)
     real = real / torch.as_tensor(divisor, device=real.device)
