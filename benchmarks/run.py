@@ -11,8 +11,9 @@ Each row times a compiled dmlops operator against its peer, in the same process 
 ``onnxruntime``, ``InferenceSession.run`` on the identical model (same bytes, same session options); for
 ``torch``, the framework's own call (``torch.where``, ``torch.mm``, ``F.conv2d``, ``nn.GRU``); for ``directml``,
 the compiled DirectML program called without dmlops's checks. The ratio is dmlops over the peer, and the target
-beside it is issue 22's. The load average before and after says how quiet the machine was. Timing assertions stay
-out of the test suite: this script prints, it does not judge.
+beside it is issue 22's. On onnxruntime and torch the two are timed in alternating batches (``paired``), so that
+other processes' load falls on both alike; the load average before and after says how quiet the machine was. Timing
+assertions stay out of the test suite: this script prints, it does not judge.
 
 ``--fake-directml`` runs the native backend against tests/fake_directml.py (no DirectML needed; the repository root
 must be on sys.path, as it is with ``python -m``), with dispatches that check everything and compute nothing, and
@@ -56,6 +57,27 @@ def per_call(fn, budget: float, repeats: int = 5) -> float:
             fn()
         times.append((time.perf_counter() - t) / batch)
     return statistics.median(times)
+
+
+def paired(peer, ours, budget: float, repeats: int = 9) -> tuple[float, float]:
+    """Seconds per call of ``peer`` and of ``ours``, timed in alternating batches (about ``budget`` * 5 / ``repeats``
+    seconds each, the time ``per_call`` spends), so that a change in the machine's load (other processes on shared
+    cores) falls on both: the medians of each."""
+    peer(), ours()
+    start, n = time.perf_counter(), 0
+    while time.perf_counter() - start < budget / 5 or n < 1:
+        peer(), ours()
+        n += 1
+    per = (time.perf_counter() - start) / n / 2
+    batch = max(1, int(budget * 5 / repeats / per))
+    times: tuple[list[float], list[float]] = ([], [])
+    for _ in range(repeats):
+        for fn, out in ((peer, times[0]), (ours, times[1])):
+            t = time.perf_counter()
+            for _ in range(batch):
+                fn()
+            out.append((time.perf_counter() - t) / batch)
+    return statistics.median(times[0]), statistics.median(times[1])
 
 
 @dataclass(frozen=True)
@@ -206,8 +228,7 @@ def measure_onnxruntime(case: Case, device: str, budget: float) -> Row:
     options, providers = session_config(op.device, onnxruntime, largest_tensor(op.graph))  # dmlops' own options
     raw = onnxruntime.InferenceSession(op.model.SerializeToString(), options, providers=providers)
     names = list(op.output_names)
-    t_raw = per_call(lambda: raw.run(names, case.inputs), budget)
-    t_ort = per_call(lambda: op(case.inputs), budget)
+    t_raw, t_ort = paired(lambda: raw.run(names, case.inputs), lambda: op(case.inputs), budget)
     return Row(case.name, "onnxruntime", op.device, "InferenceSession.run", t_raw, t_ort, *_met(case, t_raw, t_ort))
 
 
@@ -219,9 +240,8 @@ def measure_torch(case: Case, device: str, budget: float) -> Row:
     dev = torch.device(op.provider)
     tensors = [torch.from_numpy(v).to(dev) for v in case.inputs.values()]
     sync = torch.cuda.synchronize if dev.type == "cuda" else (lambda: None)  # GPU work is asynchronous
-    t_direct = per_call(lambda: (case.direct(torch, *tensors), sync()), budget)
     feed = dict(zip(case.inputs, tensors))
-    t_op = per_call(lambda: (op(feed), sync()), budget)
+    t_direct, t_op = paired(lambda: (case.direct(torch, *tensors), sync()), lambda: (op(feed), sync()), budget)
     extra = ""
     if case.bytes_moved and dev.type == "cuda":
         copy = torch.empty(case.bytes_moved // 8, dtype=torch.float32, device=dev)

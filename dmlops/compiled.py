@@ -81,14 +81,21 @@ class CompiledOperator:
         self._in_aliases = {py: dml for py, dml in fields.items() if dml in self.input_names}
         self._out_aliases = {py: dml for py, dml in fields.items() if dml in self.output_names}
         self._label = target.OPERATOR_TYPE if isinstance(target, OperatorDesc) else "GRAPH"
-        # The per-call fast path: packed NumPy inputs of exactly the declared dtype and shape, packed outputs.
-        # Everything else takes the checked path below, which also produces the error messages.
+        # The per-call fast path: packed NumPy inputs of exactly the declared dtype and shape, packed outputs (on
+        # torch also torch tensors: Runner.fast). Everything else takes the checked path below, which also produces
+        # the error messages.
         self._outputs = type("Outputs", (Outputs,), {"_aliases": self._out_aliases, "__slots__": ()})
         packed = not any(tensors.is_strided(td) or td.data_type.four_bit_range is not None
                          for td in self._in_descs + self._out_descs)
         py = {dml: p for p, dml in self._in_aliases.items()}
-        self._fast = [(n, py.get(n, n), td.data_type.numpy_dtype, tuple(td.sizes))
-                      for n, td in zip(self.input_names, self._in_descs)] if packed and backend != "torch" else None
+        fast = [(n, py.get(n, n), td.data_type.numpy_dtype, tuple(td.sizes))
+                for n, td in zip(self.input_names, self._in_descs)] if packed else None
+        self._fast_keys = (tuple(f[0] for f in fast), tuple(f[1] for f in fast)) if fast else ((), ())
+        # torch: the runner's own fast path (torch tensors or NumPy arrays in; Runner.fast_path).
+        self._fast_torch = runner.fast_path(self._outputs) if fast is not None and backend == "torch" else None
+        self._fast = fast if backend != "torch" else None
+        # ONNX Runtime's runner knows which outputs cannot be an input's memory (onnxruntime.outputs_may_alias).
+        self._fresh = runner.fresh if backend == "onnxruntime" else _fresh
 
     def __repr__(self) -> str:
         return (f"<CompiledOperator {self._label} backend={self.backend} device={self.device} "
@@ -150,7 +157,11 @@ class CompiledOperator:
         ``outputs_on_device=True`` keeps them on the device: OrtValues (onnxruntime, through IOBinding) or
         ``DeviceBuffer``s (directml), either of which a later call on the same backend and device takes as an
         input without a copy through the CPU."""
-        if self._fast is not None and not outputs_on_device and (inputs is None or not kwargs):
+        if self._fast_torch is not None and not outputs_on_device and (inputs is None or not kwargs):
+            result = self._fast_torch(kwargs if inputs is None else inputs, self._fast_keys[inputs is None])
+            if result is not None:
+                return result  # else the checked path below, which says what is wrong
+        elif self._fast is not None and not outputs_on_device and (inputs is None or not kwargs):
             given = kwargs if inputs is None else inputs
             if type(given) is dict and len(given) == len(self._fast):
                 feed = {}
@@ -160,7 +171,10 @@ class CompiledOperator:
                         break
                     feed[name] = v
                 else:
-                    return self._outputs(zip(self.output_names, _fresh(self._runner(feed), feed.values())))
+                    result = self._outputs()  # item by item: faster than from a zip
+                    for name, v in zip(self.output_names, self._fresh(self._runner(feed), feed.values())):
+                        result[name] = v
+                    return result
         values = self._gather(inputs, kwargs)
         if self.backend == "torch":
             if outputs_on_device:
@@ -180,7 +194,7 @@ class CompiledOperator:
                 args.append(tensors.numpy_input(td, value, self._path(name)))
         if outputs_on_device:
             return self._outputs(zip(self.output_names, self._runner.run_bound(args)))
-        outs = _fresh(self._runner(args), args)
+        outs = self._fresh(self._runner(args), args)
         return self._outputs((n, tensors.numpy_output(td, v)) for n, td, v in zip(self.output_names, self._out_descs, outs))
 
     def _check_ortvalue(self, name, td, value):
@@ -198,7 +212,7 @@ class CompiledOperator:
         torch = self._runner.torch
         as_torch = any(isinstance(v, torch.Tensor) for v in values)
         feed = [self._runner.to_device(self._path(n), td, v) for n, td, v in zip(self.input_names, self._in_descs, values)]
-        outs = _fresh_torch(self._runner(feed), feed)
+        outs = self._runner.fresh(self._runner(feed), feed)
         if as_torch:
             result = [v.as_strided(td.sizes, td.strides) if tensors.is_strided(td) else v
                       for td, v in zip(self._out_descs, outs)]
@@ -214,22 +228,6 @@ def _fresh(outs, inputs) -> list:
     arrays = [v for v in inputs if isinstance(v, np.ndarray)]
     return [v.copy() if isinstance(v, np.ndarray) and any(np.may_share_memory(v, a) for a in arrays) else v
             for v in outs]
-
-
-def _fresh_torch(outs, inputs) -> list:
-    """As ``_fresh`` for torch tensors: an output that shares memory with an input is cloned. On the CPU and CUDA
-    that is read from their storages; elsewhere (torch-directml's tensors have no storage: untyped_storage() and
-    data_ptr() raise there) from identity and view bases, which is how an output comes to share an input's memory in
-    a lowering (an identity, a same-dtype .to(), a reshape or as_strided of the input)."""
-    if all(t.device.type in ("cpu", "cuda") for t in (*inputs, *outs)):
-        storages = {t.untyped_storage().data_ptr() for t in inputs}
-        return [v.clone() if v.untyped_storage().data_ptr() in storages else v for v in outs]
-
-    def root(t):
-        return t if t._base is None else t._base
-
-    bases = {id(root(t)) for t in inputs}
-    return [v.clone() if id(root(v)) in bases else v for v in outs]
 
 
 def _graph_of(target) -> GraphDesc:

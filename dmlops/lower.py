@@ -38,6 +38,8 @@ Nested activations (fused, or GRU/LSTM/RNN ActivationDescs) are lowered through 
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .errors import DmlOpsError
@@ -90,10 +92,16 @@ def _fused(desc):
     return getattr(desc, "fused_activation", None)
 
 
+_FIELDS: dict = {}  # (descriptor class, kind) -> ((DML name, Python name), ...) of its tensor fields of that kind
+
+
 def _tensor_fields(desc, kind: str) -> list[tuple[str, object]]:
     """(DML name, TensorDesc or tuple) of the present tensor fields of ``kind`` ("input" / "output")."""
-    return [(f.name, getattr(desc, f.py_name)) for f in desc.schema().fields
-            if f.kind == kind and f.is_tensor and getattr(desc, f.py_name) is not None]
+    names = _FIELDS.get((type(desc), kind))
+    if names is None:  # once per operator type: FieldSchema.py_name runs regular expressions
+        names = _FIELDS[(type(desc), kind)] = tuple((f.name, f.py_name) for f in desc.schema().fields
+                                                    if f.kind == kind and f.is_tensor)
+    return [(name, value) for name, value in ((n, getattr(desc, p)) for n, p in names) if value is not None]
 
 
 def _is_float16(td) -> bool:
@@ -209,6 +217,19 @@ def lower_torch(desc, torch, x: dict) -> dict:
     return _round_float16_outputs(desc, y, lambda v: ew.torch_float16_toward_zero(torch, v))
 
 
+def torch_lowering(desc, torch, float16_values: bool = True):
+    """``lower_torch(desc, torch, x)`` as a function of ``x`` alone, what depends on ``desc`` alone decided once (at
+    compile time): an operator without ScaleBias, FusedActivation or FLOAT16 outputs, none of whose inputs can be
+    a float16 tensor (``float16_values=False``: the caller knows the dtypes it feeds), is its op module's to_torch
+    called directly; any other runs through lower_torch."""
+    mod = op_module(desc, "torch")
+    if (_scale_bias(desc) is not None or _fused(desc) is not None or float16_values
+            or any(_is_float16(t) for _, td in _tensor_fields(desc, "output")
+                   for t in (td if isinstance(td, tuple) else (td,)))):
+        return functools.partial(lower_torch, desc, torch)
+    return functools.partial(mod.to_torch, desc, torch)  # a C-level call: no Python frame of its own
+
+
 def activation_reference(act, value: np.ndarray) -> np.ndarray:
     """Apply a nested activation desc (null tensors) to a NumPy value."""
     return lower_reference(act, {"InputTensor": value})["OutputTensor"]
@@ -223,15 +244,3 @@ def activation_torch(act, torch, value):
     """Apply a nested activation desc (null tensors) to a torch tensor."""
     return lower_torch(act, torch, {"InputTensor": value})["OutputTensor"]
 
-
-def node_inputs(desc, values: dict) -> dict:
-    """The ``x`` dict of a node from its slot values (``Name`` or ``Name[i]`` keys; absent slots become None)."""
-    x: dict = {}
-    for f in desc.schema().fields:
-        if f.kind != "input" or not f.is_tensor:
-            continue
-        if f.type == "TENSOR_DESC_ARRAY":
-            x[f.name] = tuple(values[f"{f.name}[{i}]"] for i in range(len(getattr(desc, f.py_name))))
-        else:
-            x[f.name] = values.get(f.name)
-    return x

@@ -220,6 +220,46 @@ def refuse_unsupported_nodes(graph, model) -> None:
                           + (f" ... and {len(found) - 5} more." if len(found) > 5 else ""))
 
 
+# Operators whose output ONNX Runtime always writes to memory of its own: kernels that compute (none of them aliases
+# an input, as Reshape, Squeeze, Unsqueeze, Flatten, Identity and Dropout may) and that no graph optimization turns
+# into a pass-through of an input (as NoopElimination does with Add / Sub / Mul / Div of a neutral constant, or the
+# eliminations of Cast, Expand, Slice, Transpose, Concat, Pad with nothing to do). A graph output produced by any other
+# node may be a graph input's memory handed back, and is checked at run time (Runner.fresh).
+FRESH_OUTPUT_OPS = frozenset({"Where", "Greater", "Less", "GreaterOrEqual", "LessOrEqual", "Equal", "And", "Or", "Xor",
+                              "Not", "IsNaN", "IsInf", "MatMul", "Gemm", "Conv", "ConvTranspose", "Exp", "Log", "Sqrt",
+                              "Tanh", "Sigmoid", "Erf", "Sin", "Cos"})
+
+
+def outputs_may_alias(model) -> list[bool]:
+    """Per graph output of ``model``: whether a path from a graph input reaches it through nodes not in
+    FRESH_OUTPUT_OPS only (so that ONNX Runtime might hand back an input's memory)."""
+    producer = {out: node for node in model.graph.node for out in node.output}
+    inputs = {i.name for i in model.graph.input}
+    memo: dict[str, bool] = {}
+
+    def reaches_input(value: str) -> bool:
+        stack, seen = [value], set()
+        while stack:  # iterative: a recurrent graph is thousands of nodes deep
+            v = stack.pop()
+            if v in memo:
+                if memo[v]:
+                    return True
+                continue
+            if v in seen:
+                continue
+            seen.add(v)
+            if v in inputs:
+                return True
+            node = producer.get(v)
+            if node is not None and node.op_type not in FRESH_OUTPUT_OPS:
+                stack.extend(i for i in node.input if i)
+        for v in seen:
+            memo[v] = False
+        return False
+
+    return [reaches_input(o.name) for o in model.graph.output]
+
+
 class Runner:
     """An InferenceSession with its names; one ``run`` at a time."""
 
@@ -249,6 +289,9 @@ class Runner:
         # The DirectML provider must not run concurrently: one run at a time per session. Other
         # providers' sessions are thread-safe and need no lock.
         self.lock = threading.Lock() if self.kind == "dml" else contextlib.nullcontext()
+        self._serial = self.kind == "dml"
+        self.may_alias = outputs_may_alias(self.model)
+        self._any_alias = any(self.may_alias)
         # InferenceSession.run re-validates the feed's names on every call, which dmlops has already done;
         # the binding it wraps costs ~1.2 us less per call (benchmarks/). Public run() where that is missing.
         self._run = getattr(self.session, "_sess", self.session).run
@@ -257,8 +300,20 @@ class Runner:
         """Run with a feed (dict by input name, or a list in input order); return the outputs in order."""
         if not isinstance(feed, dict):
             feed = dict(zip(self.input_names, feed))
+        if not self._serial:
+            return self._run(self.output_names, feed, None)
         with self.lock:
             return self._run(self.output_names, feed, None)
+
+    def fresh(self, outs: list, inputs) -> list:
+        """The outputs, each copied where it may share memory with an input array (``outputs_may_alias``: an
+        Identity or Reshape of an input, or a node a graph optimization removed): writing an output never changes
+        the caller's input. Outputs no input reaches through such nodes are not looked at."""
+        if not self._any_alias:
+            return outs
+        arrays = [v for v in inputs if isinstance(v, np.ndarray)]
+        return [v.copy() if alias and isinstance(v, np.ndarray) and any(np.may_share_memory(v, a) for a in arrays)
+                else v for v, alias in zip(outs, self.may_alias)]
 
     def run_bound(self, inputs: list) -> list:
         """IOBinding: inputs are NumPy arrays or OrtValues; outputs stay on the session's device as OrtValues."""

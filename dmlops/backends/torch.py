@@ -7,16 +7,18 @@ inputs are copied there and results come back as NumPy.
 """
 from __future__ import annotations
 
+import functools
 import re
 import warnings
 
 import numpy as np
 
+from .. import lower as _lower
 from .. import tensors
 from ..errors import DmlOpsError
-from ..lower import lower_torch
+from ..lower import lower_torch, torch_lowering
 from ..types import DataType
-from . import evaluate, parse_device
+from . import parse_device, plan
 from .torch_directml_ops import (CARRIERS, FALLBACK, TO_DIRECTML, bits_field, carry, descriptor_problems, uncarry,
                                  workarounds)
 
@@ -74,7 +76,11 @@ def choose_device(device, torch=None):
 
 
 class Runner:
-    """The torch function of a graph on one device."""
+    """The torch function of a graph on one device.
+
+    What a call does is decided at construction (``_prepare``): the graph's plan (backends.plan), each node's
+    lowering (lower.torch_lowering), and which dtype conversions, strided reads and writes each value needs; a call
+    does only those. ``fast`` is the per-call path of a compiled operator for inputs that need nothing done."""
 
     def __init__(self, graph, device: str, torch_device, upcast_float16: bool | None = None):
         import torch
@@ -88,6 +94,7 @@ class Runner:
         self.out_descs = graph.output_descs()
         self.input_names = list(graph.input_names)
         self.bits_inputs, self.bits_outputs = _bits_slots(graph)
+        self._prepare()
 
     def storage_dtype(self, data_type: DataType):
         """The dtype a tensor of ``data_type`` is held in: its own, except on torch-directml, which has no
@@ -102,28 +109,114 @@ class Runner:
             return self.torch.float32
         return self.storage_dtype(data_type)
 
+    def _conversion(self, td):
+        """The dtype a value of ``td`` is converted to after its storage dtype (the compute dtype), or None."""
+        compute = self.compute_dtype(td.data_type)
+        return None if compute is self.storage_dtype(td.data_type) else compute
+
+    def _prepare(self) -> None:
+        torch = self.torch
+        p = plan(self.graph)
+        self._registers = p.registers
+        # Per graph input: (Sizes, Strides) of a strided read or None; the compute dtype to convert to or None.
+        self._inputs = tuple(((tuple(td.sizes), tuple(td.strides)) if tensors.is_strided(td) else None,
+                              self._conversion(td)) for td in self.in_descs)
+        float16 = [self.compute_dtype(td.data_type) is torch.float16 for td in p.descs]
+        # A lower_torch replaced after import (tests) and torch-directml's fallback check go through self.lower.
+        direct = not self.directml and lower_torch is _lower.lower_torch
+        steps = []
+        for step in p.steps:
+            if direct:
+                fed = [r for _, ref in step.fields if ref is not None for r in (ref if type(ref) is tuple else (ref,))]
+                fn = torch_lowering(step.desc, torch, any(float16[r] for r in fed))
+            else:
+                fn = functools.partial(self.lower, step.desc)
+            outs = tuple((field, index, reg, self.storage_dtype(td.data_type), self._conversion(td))
+                         for field, index, reg, td in step.outputs)
+            steps.append((fn, step, outs, step.reinterprets))
+        self._steps = tuple(steps)
+        # Per graph output: its register, storage dtype, and TensorDesc when strided (written into its buffer).
+        self._outputs = tuple((reg, self.storage_dtype(td.data_type), td if tensors.is_strided(td) else None)
+                              for reg, td in zip(p.outputs, self.out_descs))
+        # The fast path (``fast_path``): every input and output packed, of a whole-byte type and not carried.
+        plain = not any(tensors.is_strided(td) or td.data_type.four_bit_range is not None or self.carried(td)
+                        for td in (*self.in_descs, *self.out_descs))
+        # Per input: storage dtype, NumPy dtype, Sizes, and the node's field it is (one-node graphs, below).
+        self._fast = tuple((self.storage_dtype(td.data_type), td.data_type.numpy_dtype, torch.Size(td.sizes), None)
+                           for td in self.in_descs) if plain else None
+        # Aliasing is read from storages on the CPU and CUDA; torch-directml's tensors have none (fresh).
+        self._storages = torch_device_has_storage(self.device)
+        # One node whose input fields are the graph's inputs one to one, with nothing to convert (no FLOAT16
+        # computed in float32) and outside torch-directml's workarounds mode: the fast path hands the inputs to the
+        # lowering as its x, in schema order with None for absent fields, and settles its outputs itself.
+        self._simple = None
+        if self._fast is not None and len(steps) == 1 and not self.directml and self._storages:
+            fn, step, outs, _ = steps[0]
+            refs = [ref for _, ref in step.fields if ref is not None]
+            by_input = {ref: name for name, ref in step.fields if type(ref) is int}
+            if (len(by_input) == len(refs) == len(self.in_descs) and all(c is None for _, c in self._inputs)
+                    and all(c is None for *_, c in outs)):
+                produced = {reg: (field, index, storage) for field, index, reg, storage, _ in outs}
+                self._fast = tuple((*f[:3], by_input[i]) for i, f in enumerate(self._fast))
+                self._simple = ({name: None for name, _ in step.fields}, fn,
+                                tuple(produced[reg] for reg, _, _ in self._outputs), self._fast, torch, torch.Tensor,
+                                self.device)
+
+    def fast_path(self, wrap):
+        """The per-call path of a compiled operator for inputs that need nothing done, or None where the graph has
+        strided, 4-bit or carried tensors: a function ``(given, keys)`` of the caller's dict and the keys to read
+        from it (in input order) that returns a new ``wrap()`` (a dict type) holding the outputs by graph output
+        name, when each input is a contiguous torch tensor on this device or a C-contiguous, writeable NumPy array,
+        of exactly its storage dtype and Sizes (torch tensors out if any input is one, else NumPy arrays, as the
+        checked path gives them); and None for anything else, or a dict of other length: the checked path then
+        runs and says what is wrong. Outputs never share memory with inputs (``fresh``)."""
+        if self._fast is None:
+            return None
+        names = tuple(self.graph.output_names)
+        general = self._fast_graph if self._simple is None else self._fast_simple
+
+        def call(given, keys):
+            outs = general(given, keys)
+            if outs is None:
+                return None
+            result = wrap()
+            for name, v in zip(names, outs):
+                result[name] = v
+            return result
+
+        if self._simple is None or not self.in_descs:  # without inputs the outputs are NumPy arrays: ``call``
+            return call
+        return _unrolled(self._simple, call, wrap, names)
+
     def function(self, inputs: list) -> list:
         """The graph as torch ops: backend-form tensors on the device in, backend-form tensors out."""
         torch = self.torch
-        values = []
-        for td, t in zip(self.in_descs, inputs):
-            if tensors.is_strided(td):
-                t = torch.as_strided(t, td.sizes, td.strides)
-            values.append(t.to(self.compute_dtype(td.data_type)))
-
-        def settle(value, td):
-            # Nodes without inputs (FILL_VALUE_CONSTANT) create tensors on the CPU: their outputs belong here.
-            value = value.to(device=self.device, dtype=self.storage_dtype(td.data_type))
-            return value.to(self.compute_dtype(td.data_type))
-
-        outs = evaluate(self.graph, values, self.lower, settle, self.reinterpret)
+        registers: list = [None] * self._registers
+        for i, (t, (strided, compute)) in enumerate(zip(inputs, self._inputs)):
+            if strided is not None:
+                t = torch.as_strided(t, *strided)
+            registers[i] = t if compute is None else t.to(compute)
+        device = self.device
+        for fn, step, outs, reinterprets in self._steps:
+            y = fn(step.x(registers))
+            for field, index, reg, storage, compute in outs:
+                v = y[field] if index is None else y[field][index]
+                # Rounded to the stored type; nodes without inputs (FILL_VALUE_CONSTANT) create tensors on the
+                # CPU: their outputs belong here.
+                if v.dtype is not storage or v.device != device:
+                    v = v.to(device=device, dtype=storage)
+                registers[reg] = v if compute is None else v.to(compute)
+            for src, dst, frm, to in reinterprets:
+                registers[dst] = self.reinterpret(registers[src], frm, to)
         result = []
-        for td, v in zip(self.out_descs, outs):
-            v = v.to(self.storage_dtype(td.data_type))
-            if tensors.is_strided(td):
-                total = max(tensors.buffer_elements(td), tensors.needed_elements(td))
+        for reg, storage, strided_td in self._outputs:
+            v = registers[reg]
+            if v.dtype is not storage:
+                v = v.to(storage)
+            if strided_td is not None:
+                total = max(tensors.buffer_elements(strided_td), tensors.needed_elements(strided_td))
                 buffer = torch.zeros(total, dtype=v.dtype, device=v.device)
-                buffer.as_strided(td.sizes, td.strides).copy_(v)
+                buffer.as_strided(strided_td.sizes, strided_td.strides).copy_(v)
                 v = buffer
             result.append(v)
         return result
@@ -210,11 +303,147 @@ class Runner:
         return tensors.numpy_output(td, array)
 
     def __call__(self, inputs: list) -> list:
-        with self.torch.no_grad():
-            if not self.directml:
+        torch = self.torch
+        if not self.directml:
+            grad = torch.is_grad_enabled()  # torch.no_grad() without its Python context manager (1.5 us a call)
+            torch._C._set_grad_enabled(False)
+            try:
                 return self.function(inputs)
-            with workarounds():  # what torch-directml computes wrong, computed through what it gets right
-                return self.function(inputs)
+            finally:
+                torch._C._set_grad_enabled(grad)
+        with torch.no_grad(), workarounds():  # what torch-directml computes wrong, computed through what it gets right
+            return self.function(inputs)
+
+    def fresh(self, outs: list, inputs: list) -> list:
+        """The outputs, each cloned where it shares memory with an input (an identity, a same-dtype .to(), a reshape
+        or as_strided of an input hands the input back): writing an output never changes the caller's input. On
+        the CPU and CUDA that is read from their storages; elsewhere (torch-directml's tensors have no storage:
+        untyped_storage() and data_ptr() raise there) from identity and view bases, which is how an output comes
+        to share an input's memory in a lowering."""
+        if self._storages:
+            storages = {t.untyped_storage().data_ptr() for t in inputs}
+            return [v.clone() if v.untyped_storage().data_ptr() in storages else v for v in outs]
+
+        def root(t):
+            return t if t._base is None else t._base
+
+        bases = {id(root(t)) for t in inputs}
+        return [v.clone() if id(root(v)) in bases else v for v in outs]
+
+    def _fast_graph(self, given: dict, keys: tuple):
+        """The fast path's outputs as a list (or None), for any graph it takes."""
+        spec = self._fast
+        if spec is None or type(given) is not dict or len(given) != len(spec):
+            return None
+        torch = self.torch
+        tensor, ndarray, device = torch.Tensor, np.ndarray, self.device
+        feed = []
+        as_torch = False
+        for key, (dtype, np_dtype, shape, _) in zip(keys, spec):
+            v = given.get(key)
+            if type(v) is tensor:
+                if v.dtype is not dtype or v.shape != shape or v.device != device or not v.is_contiguous():
+                    return None
+                as_torch = True
+            elif type(v) is ndarray:
+                if (v.dtype != np_dtype or v.shape != shape or not (v.flags.c_contiguous and v.flags.writeable)
+                        or any(s < 0 for s in v.strides)):  # torch.from_numpy refuses negative strides
+                    return None
+                v = torch.from_numpy(v).to(device)
+            else:
+                return None
+            feed.append(v)
+        outs = self.fresh(self(feed), feed)
+        return outs if as_torch else [v.cpu().numpy() for v in outs]
+
+    def _fast_simple(self, given: dict, keys: tuple):
+        """The fast path's outputs as a list (or None) for a one-node graph (``_simple``): the checks, function(),
+        __call__ and fresh() in one loop each, as they are the whole cost of a small operator's call."""
+        template, fn, settle, spec, torch, tensor, device = self._simple
+        if type(given) is not dict or len(given) != len(spec):
+            return None
+        x = template.copy()
+        storages = []
+        as_torch = grad = False
+        for key, (dtype, np_dtype, shape, field) in zip(keys, spec):
+            v = given.get(key)
+            if type(v) is tensor:
+                if v.dtype is not dtype or v.shape != shape or v.device != device or not v.is_contiguous():
+                    return None
+                as_torch = True
+                if v.requires_grad:
+                    grad = True
+            elif type(v) is np.ndarray:
+                if (v.dtype != np_dtype or v.shape != shape or not (v.flags.c_contiguous and v.flags.writeable)
+                        or any(s < 0 for s in v.strides)):  # torch.from_numpy refuses negative strides
+                    return None
+                v = torch.from_numpy(v).to(device)
+            else:
+                return None
+            x[field] = v
+            storages.append(v.untyped_storage().data_ptr())
+        if grad:  # no_grad where an input records a graph; without one, no op records anything
+            with torch.no_grad():
+                y = fn(x)
+        else:
+            y = fn(x)
+        outs = []
+        for field, index, storage in settle:  # as function() settles a node's outputs
+            v = y[field] if index is None else y[field][index]
+            if v.dtype is not storage or v.device != device:
+                v = v.to(device=device, dtype=storage)
+            if v.untyped_storage().data_ptr() in storages:  # fresh() on the CPU and CUDA
+                v = v.clone()
+            outs.append(v)
+        return outs if as_torch else [v.cpu().numpy() for v in outs]
+
+
+def _unrolled(simple: tuple, general, wrap, names: tuple):
+    """The fast path of a one-node graph with inputs, for torch tensor inputs, written out for this operator's inputs and outputs
+    (as dataclasses and namedtuple write their methods): ``Runner._fast_simple``'s loops, tuple unpacking and list
+    building, and the caller's wrapping of a list, cost about 1.5 us of an 8-element ACTIVATION_RELU_GRAD's 10
+    (benchmarks/). A call whose inputs are anything else (NumPy arrays, a tensor that requires grad, or one the
+    checked path must see) goes to ``general``, which handles it as ``_fast_simple`` does. ``fast.source`` is the
+    text."""
+    template, fn, settle, spec, torch, tensor, device = simple
+    n = len(spec)
+    env: dict = {"Tensor": tensor, "DEVICE": device, "lower": fn, "general": general, "wrap": wrap}
+    field_of = {field: i for i, (_, _, _, field) in enumerate(spec)}
+    # is_cpu reads a flag; comparing devices builds a torch.device (about 50 ns more per tensor).
+    elsewhere = "not {0}.is_cpu" if device.type == "cpu" else "{0}.device != DEVICE"
+    lines = ["def fast(given, keys, /):",
+             f"    if type(given) is not dict or len(given) != {n}:",
+             "        return None",
+             f"    {''.join(f'k{i}, ' for i in range(n))}= keys"]
+    lines += [f"    v{i} = given.get(k{i})" for i in range(n)]
+    checks = []
+    for i, (dtype, _, shape, _) in enumerate(spec):
+        env[f"D{i}"], env[f"S{i}"] = dtype, shape
+        checks.append(f"type(v{i}) is not Tensor or v{i}.dtype is not D{i} or v{i}.shape != S{i} or "
+                      f"{elsewhere.format(f'v{i}')} or not v{i}.is_contiguous() or v{i}.requires_grad")
+    lines += ["    if (" + "\n            or ".join(checks) + "):", "        return general(given, keys)"]
+    x = ", ".join(f"{name!r}: " + (f"v{field_of[name]}" if name in field_of else "None") for name in template)
+    lines += [f"    y = lower({{{x}}})", "    result = wrap()"]
+    storages = "".join(f"v{i}.untyped_storage().data_ptr(), " for i in range(n))
+    for j, ((field, index, storage), name) in enumerate(zip(settle, names)):
+        env[f"T{j}"] = storage
+        lines += [f"    o = y[{field!r}]" + ("" if index is None else f"[{index}]"),
+                  f"    if o.dtype is not T{j} or {elsewhere.format('o')}:",  # as function() settles
+                  f"        o = o.to(device=DEVICE, dtype=T{j})"]
+        lines += [f"    if o.untyped_storage().data_ptr() in ({storages}):",  # fresh() on the CPU and CUDA
+                  "        o = o.clone()"]
+        lines.append(f"    result[{name!r}] = o")
+    lines.append("    return result")
+    source = "\n".join(lines)
+    exec(source, env)  # the source is built above from identifiers, reprs of names and indices only
+    fast = env["fast"]
+    fast.source = source
+    return fast
+
+
+def torch_device_has_storage(device) -> bool:
+    """Whether tensors on ``device`` have storages dmlops may read (the CPU and CUDA; not torch-directml's)."""
+    return device.type in ("cpu", "cuda")
 
 
 def _bits_slots(graph) -> tuple[list[bool], list[bool]]:
