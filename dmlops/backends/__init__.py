@@ -28,13 +28,13 @@ class Step:
 
     node: int
     desc: object
-    fields: tuple[tuple[str, object], ...]
+    fields: tuple[tuple[str, int | tuple[int, ...] | None], ...]
     outputs: tuple[tuple[str, int | None, int, TensorDesc], ...]
     reinterprets: tuple[tuple[int, int, TensorDesc, TensorDesc], ...]
 
     def x(self, registers: list) -> dict:
         """The node's ``x`` (dmlops.lower): every input tensor field by DML name, None where absent."""
-        return {name: None if ref is None else registers[ref] if type(ref) is int
+        return {name: None if ref is None else registers[ref] if isinstance(ref, int)
                 else tuple(registers[r] for r in ref) for name, ref in self.fields}
 
 
@@ -80,7 +80,7 @@ def plan(graph: GraphDesc) -> Plan:
     for k in graph.order():
         desc = graph.nodes[k]
         slot_of = {name: i for i, (name, _) in enumerate(in_slots[k])}
-        fields: list[tuple[str, object]] = []
+        fields: list[tuple[str, int | tuple[int, ...] | None]] = []
         for f in desc.schema().fields:
             if f.kind != "input" or not f.is_tensor:
                 continue

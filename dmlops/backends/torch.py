@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import re
 import warnings
+from typing import Any
 
 import numpy as np
 
@@ -127,7 +128,8 @@ class Runner:
         steps = []
         for step in p.steps:
             if direct:
-                fed = [r for _, ref in step.fields if ref is not None for r in (ref if type(ref) is tuple else (ref,))]
+                fed = [r for _, ref in step.fields if ref is not None
+                       for r in ((ref,) if isinstance(ref, int) else ref)]
                 fn = torch_lowering(step.desc, torch, any(float16[r] for r in fed))
             else:
                 fn = functools.partial(self.lower, step.desc)
@@ -142,14 +144,14 @@ class Runner:
         plain = not any(tensors.is_strided(td) or td.data_type.four_bit_range is not None or self.carried(td)
                         for td in (*self.in_descs, *self.out_descs))
         # Per input: storage dtype, NumPy dtype, Sizes, and the node's field it is (one-node graphs, below).
-        self._fast = tuple((self.storage_dtype(td.data_type), td.data_type.numpy_dtype, torch.Size(td.sizes), None)
-                           for td in self.in_descs) if plain else None
+        self._fast: tuple | None = tuple((self.storage_dtype(td.data_type), td.data_type.numpy_dtype,
+                                          torch.Size(td.sizes), None) for td in self.in_descs) if plain else None
         # Aliasing is read from storages on the CPU and CUDA; torch-directml's tensors have none (fresh).
         self._storages = torch_device_has_storage(self.device)
         # One node whose input fields are the graph's inputs one to one, with nothing to convert (no FLOAT16
         # computed in float32) and outside torch-directml's workarounds mode: the fast path hands the inputs to the
         # lowering as its x, in schema order with None for absent fields, and settles its outputs itself.
-        self._simple = None
+        self._simple: tuple | None = None
         if self._fast is not None and len(steps) == 1 and not self.directml and self._storages:
             fn, step, outs, _ = steps[0]
             refs = [ref for _, ref in step.fields if ref is not None]
@@ -340,7 +342,7 @@ class Runner:
         feed = []
         as_torch = False
         for key, (dtype, np_dtype, shape, _) in zip(keys, spec):
-            v = given.get(key)
+            v: Any = given.get(key)
             if type(v) is tensor:
                 if v.dtype is not dtype or v.shape != shape or v.device != device or not v.is_contiguous():
                     return None
@@ -359,6 +361,7 @@ class Runner:
     def _fast_simple(self, given: dict, keys: tuple):
         """The fast path's outputs as a list (or None) for a one-node graph (``_simple``): the checks, function(),
         __call__ and fresh() in one loop each, as they are the whole cost of a small operator's call."""
+        assert self._simple is not None
         template, fn, settle, spec, torch, tensor, device = self._simple
         if type(given) is not dict or len(given) != len(spec):
             return None
@@ -366,7 +369,7 @@ class Runner:
         storages = []
         as_torch = grad = False
         for key, (dtype, np_dtype, shape, field) in zip(keys, spec):
-            v = given.get(key)
+            v: Any = given.get(key)
             if type(v) is tensor:
                 if v.dtype is not dtype or v.shape != shape or v.device != device or not v.is_contiguous():
                     return None
