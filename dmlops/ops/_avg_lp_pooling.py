@@ -1,7 +1,7 @@
 """Average pooling, LP pooling and the average-pooling gradient, as DirectML's vectors compute them.
 
-Every window is read through the sliding-window table of dmlops/ops/_pooling.py (padding read as +0), and
-summed in float32 **one element after the other, in the window's row-major order, starting from its first
+Every window is read through dmlops/ops/_pooling.py (one strided slice per window element up to SLICE_MAX
+elements, the sliding-window table beyond; padding read as +0), and summed in float32 **one element after the other, in the window's row-major order, starting from its first
 element**: that order reproduces every FLOAT32 vector bit for bit (AVERAGE_POOLING(1), LP_POOLING(1)), where a
 pairwise or float64 sum misses 2 to 19 elements per case. Then:
 
@@ -17,12 +17,16 @@ pairwise or float64 sum misses 2 to 19 elements per case. Then:
 * the gradient (AVERAGE_POOLING_GRAD): each output-gradient element's share ``dY / count`` is added to every
   input element of its window; each input element sums its shares in ascending output position, one after the
   other (AVERAGE_POOLING_GRAD-float32: exact; summing window element by window element misses 22 elements,
-  multiplying by 1 / count 14). dmlops gathers the shares through the inverse of the table, so every backend
-  adds them in that order with Gather and Add only (no scatter, no ConvTranspose).
+  multiplying by 1 / count 14). Up to SLICE_MAX window elements, every backend adds the shares into strided
+  slices of a +0 accumulator, window element by window element from the last (dmlops/ops/_pooling.py: that is
+  ascending output position for every input element); beyond, it gathers them through the inverse of the table and
+  adds them in that order with Gather and Add only (no scatter, no ConvTranspose). A gradient element whose sum is
+  zero is +0, as a sum starting from +0 gives (a decision no vector checks: all its shares would be -0.0).
 
-Windows of more than ``SEQUENTIAL_MAX`` elements (and gradient elements in more than that many windows) are
-summed by ReduceSum / torch.sum on ONNX Runtime and torch, whose order is their own (float32 rounding, a few ULP);
-the reference keeps the sequential order. FLOAT16 is computed in float32 (lower.py): exact on every FLOAT16 vector.
+Windows of more than ``SLICE_MAX`` elements read through the table (and, there, gradient elements in more than
+``SEQUENTIAL_MAX`` windows) are summed by ReduceSum / torch.sum on ONNX Runtime and torch, whose order is their own
+(float32 rounding, a few ULP); the reference keeps the sequential order. FLOAT16 is computed in float32
+(lower.py): exact on every FLOAT16 vector.
 """
 from __future__ import annotations
 
@@ -98,9 +102,9 @@ def _out_sizes(desc, name="OutputTensor"):
 def average_reference(desc, x: dict) -> dict:
     v = x["InputTensor"]
     if P.sliced(desc):
-        s = P.Slices(desc, v.shape[2:])
+        windows = P.Slices(desc, v.shape[2:])
         with np.errstate(invalid="ignore", divide="ignore"):
-            y = P.reference_slice_sum(v, s, 0.0) / s.divisor(desc.include_padding)
+            y = P.reference_slice_sum(v, windows, 0.0) / windows.divisor(desc.include_padding)
         return {"OutputTensor": y.astype(v.dtype).reshape(_out_sizes(desc))}
     P.budget(desc, v.shape)
     idx = _table(desc, v.shape[2:])
@@ -234,6 +238,7 @@ def grad_reference(desc, x: dict) -> dict:
     _, c, inv = _grad_tables(desc)
     share = dy.reshape(dy.shape[0], dy.shape[1], -1) / c
     y = reference_sum(P.reference_windows(share.astype(dy.dtype), inv, 0.0))
+    y = np.where(y == 0, np.zeros((), y.dtype), y)  # +0, as a sum from +0 (the sliced path) gives
     return {"OutputGradientTensor": y.reshape(_out_sizes(desc, "OutputGradientTensor"))}
 
 
@@ -251,6 +256,8 @@ def grad_onnx(desc, g, x: dict) -> dict:
     planes = g.node("Reshape", [dy, g.ints([n, ch, c.size])])
     share = g.node("Div", [planes, g.const(c.astype(g.dtype(dy)))])
     y = onnx_sum(g, P.onnx_windows(g, share, [n, ch, c.size], inv, 0.0), inv.shape[1])
+    zero = onnx_const(g, 0, g.dtype(y))
+    y = g.node("Where", [g.node("Equal", [y, zero], dtype=np.bool_), zero, y], dtype=g.dtype(y))  # +0 for zeros
     return {"OutputGradientTensor": g.node("Reshape", [y, g.ints(_out_sizes(desc, "OutputGradientTensor"))])}
 
 
@@ -264,6 +271,7 @@ def grad_torch(desc, torch, x: dict) -> dict:
     _, c, inv = _grad_tables(desc)
     share = dy.reshape(dy.shape[0], dy.shape[1], -1) / torch.as_tensor(c, dtype=dy.dtype, device=dy.device)
     y = torch_sum(torch, P.torch_windows(torch, share, inv, 0.0))
+    y = torch.where(y == 0, torch.zeros((), dtype=y.dtype, device=y.device), y)  # +0 for zeros
     return {"OutputGradientTensor": y.reshape(_out_sizes(desc, "OutputGradientTensor"))}
 
 

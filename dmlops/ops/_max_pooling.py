@@ -31,7 +31,12 @@ a window that nothing wins adds nothing (a decision; the forward's index 0 would
 no window picks, and sums that come to zero, are +0 (a running sum starting at +0; no vector has a -0.0
 gradient).
 
-The window reads go through dmlops.ops._pooling's table on every backend. Integers are compared in int64 (UINT64
+The window reads go through dmlops.ops._pooling on every backend: for windows of up to P.SLICE_MAX elements one
+strided slice per window element, folded by the running rule itself (the ``_slice_*`` functions below; the gradient
+adds each window element's winning gradients into strided slices of a +0 accumulator, window elements from the
+last, which is ascending window order for every input element), beyond that the gather table (``_table_*``: a
+ReduceMax over each gathered window, the first winner as the lowest index among its maxima, and the gradient
+through the inverse table). Integers are compared in int64 (UINT64
 with its sign bit flipped, which keeps the unsigned order), as REDUCE does: ONNX Runtime's CPU ReduceMax takes no
 16-bit or unsigned types and its DirectML provider no 8/16-bit ones at opset 18, and torch has no uint16/32/64
 comparisons.
@@ -293,7 +298,7 @@ def _slice_reference_pool(desc, v: np.ndarray, indices: bool):
     lowest = np.finfo(v.dtype).min if floating else np.iinfo(v.dtype).min
     padded = P.reference_padded(v, s, -np.inf if floating else lowest)
     cur = np.full(shape, -np.inf if floating else lowest, v.dtype)
-    kstar = np.full(shape, s.k, np.int32) if indices else None
+    kstar = np.full(shape if indices else (), s.k, np.int32)  # tracked only for indices
     for k, ks in enumerate(s.positions()):
         cand = padded[s.spans(ks)]
         with np.errstate(invalid="ignore"):

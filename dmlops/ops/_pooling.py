@@ -354,10 +354,10 @@ def reference_slice_sum(x: np.ndarray, s: Slices, fill=0) -> np.ndarray:
     """[N, C, *output]: each window's sum, one element after the other in window order from its first element
     (padding read as ``fill``), in ``x``'s dtype."""
     padded = reference_padded(x, s, fill)
-    acc = None
-    for ks in s.positions():
-        w = padded[s.spans(ks)]
-        acc = w.copy() if acc is None else acc + w
+    first, *rest = s.positions()
+    acc = padded[s.spans(first)].copy()
+    for ks in rest:
+        acc = acc + padded[s.spans(ks)]
     return acc
 
 
@@ -433,7 +433,7 @@ class OnnxSlices:
         return self.g.node("Slice", [padded, self.ints(s.begins(ks)), self.ints(s.ends(ks)), self.axes,
                                      self.ints(s.strides)])
 
-    def inside(self, ks):
+    def inside(self, ks) -> str | None:
         """bool, broadcastable to [*output]: where window element ``ks`` lies in the input; None: everywhere."""
         mask = None
         for m in self.s.inside(ks):
@@ -457,20 +457,20 @@ class OnnxSlices:
         g, s = self.g, self.s
         if include_padding:
             return self.scalar(s.k, dtype)
-        d = None
-        for c in s.counts():
-            part = g.const(c.astype(dtype))
-            d = part if d is None else g.node("Mul", [d, part])
+        first, *rest = s.counts()
+        d = g.const(first.astype(dtype))
+        for c in rest:
+            d = g.node("Mul", [d, g.const(c.astype(dtype))])
         if at_least_one:
             d = g.node("Max", [d, self.scalar(1, dtype)])
         return d
 
     def sum_of(self, parts: list[np.ndarray]) -> str:
         """The int64 sum of per-dimension constants (shaped by Slices.axis), broadcast in the graph."""
-        out = None
-        for p in parts:
-            c = self.g.const(p.astype(np.int64))
-            out = c if out is None else self.g.node("Add", [out, c])
+        first, *rest = parts
+        out = self.g.const(first.astype(np.int64))
+        for p in rest:
+            out = self.g.node("Add", [out, self.g.const(p.astype(np.int64))])
         return out
 
     def plane_bases(self, n: int, c: int, plane: int) -> str:

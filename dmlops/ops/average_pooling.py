@@ -8,7 +8,8 @@ float32_win3x2_s1x2_pad[1, 0][1, 1] with IncludePadding, float32_3d_rank5 and th
 one decision no vector covers: a window made only of padding with IncludePadding FALSE gives NaN (0 / 0).
 ONNX AveragePool and torch avg_pool differ from DirectML here: their padding is symmetric (torch) or must be
 smaller than the window (ONNX Runtime), and their sums run in their own order; dmlops lowers all three backends
-through the window table of dmlops/ops/_pooling.py instead (Gather, Add, Div).
+through dmlops/ops/_pooling.py instead (a strided Slice per window element and Add in window order, or for
+windows of more than 256 elements a Gather through the window table; then Div).
 
 Shape rules the descriptor file cannot express:
 
@@ -41,12 +42,14 @@ def reference(desc, x):
 
 
 def to_onnx(desc, g, x):
-    """Gather through the window table, Add in order, Div by the host-computed counts."""
+    """Pad, Slice and Add per window element in order (Gather through the window table past 256 elements), Div by
+    the counts."""
     return A.average_onnx(desc, g, x)
 
 
 def to_torch(desc, torch, x):
-    """index_select through the window table, add in order, divide by the host-computed counts."""
+    """Strided views of the padded input added in order (index_select through the window table past 256
+    elements), divided by the counts."""
     return A.average_torch(desc, torch, x)
 
 

@@ -5,7 +5,8 @@ dmlops/ops/_avg_lp_pooling.py: float32 sums one element after the other in row-m
 the window's count or its non-padding elements; a window made only of padding with IncludePadding FALSE gives
 NaN, a decision no vector covers). Every AVERAGE_POOLING1 vector is exact, float32_win2x2_s1x1_pad[0, 0][0, 0]_dil2
 included. torch's avg_pool has no dilations and ONNX AveragePool gained them in opset 19; dmlops reads the
-dilated windows through dmlops/ops/_pooling.py's table on every backend.
+dilated windows through dmlops/ops/_pooling.py on every backend (strided slices, or its table for windows of
+more than 256 elements).
 
 Shape rules the descriptor file cannot express:
 
@@ -39,12 +40,14 @@ def reference(desc, x):
 
 
 def to_onnx(desc, g, x):
-    """Gather through the window table, Add in order, Div by the host-computed counts."""
+    """Pad, Slice and Add per window element in order (Gather through the window table past 256 elements), Div by
+    the counts."""
     return A.average_onnx(desc, g, x)
 
 
 def to_torch(desc, torch, x):
-    """index_select through the window table, add in order, divide by the host-computed counts."""
+    """Strided views of the padded input added in order (index_select through the window table past 256
+    elements), divided by the counts."""
     return A.average_torch(desc, torch, x)
 
 

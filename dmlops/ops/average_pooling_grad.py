@@ -5,9 +5,11 @@ InputTensor: every InputGradient element's share, dY / count (the forward's divi
 with IncludePadding, its non-padding elements without), is added to each non-padding element of its window.
 DirectML adds an element's shares one after the other in ascending output position (AVERAGE_POOLING_GRAD-float32
 and -float16 are exact that way; other orders and dY * (1 / count) miss: dmlops/ops/_avg_lp_pooling.py). An
-element no window reaches (a Stride larger than the window) gets +0. dmlops gathers the shares through the
-inverse of dmlops/ops/_pooling.py's window table on every backend (Gather, Add, Div: no scatter, no
-ConvTranspose), so the order is DirectML's. The page's example (2 x 2 windows, stride 1, over 3 x 3) is a SAMPLE.
+element no window reaches (a Stride larger than the window) gets +0, and so does a sum of zeros. On every backend
+dmlops adds the shares into strided slices of a +0 accumulator, one window element at a time from the last, which
+is ascending output position for every element (dmlops/ops/_pooling.py; windows of more than 256 elements gather
+the shares through the inverse of its window table instead: Gather, Add, Div; no scatter, no ConvTranspose), so
+the order is DirectML's. The page's example (2 x 2 windows, stride 1, over 3 x 3) is a SAMPLE.
 
 Shape rules the descriptor file cannot express:
 
@@ -41,12 +43,14 @@ def reference(desc, x):
 
 
 def to_onnx(desc, g, x):
-    """Div by the host-computed counts, Gather through the inverse window table, Add in order."""
+    """Div by the counts, then per window element from the last a Pad of the shares (spread Stride apart) to its
+    place and an Add (past 256 elements: Gather through the inverse window table, Add in order)."""
     return A.grad_onnx(desc, g, x)
 
 
 def to_torch(desc, torch, x):
-    """divide by the host-computed counts, index_select through the inverse window table, add in order."""
+    """divide by the counts, then per window element from the last an in-place add into strided views of a +0
+    accumulator (past 256 elements: index_select through the inverse window table, add in order)."""
     return A.grad_torch(desc, torch, x)
 
 

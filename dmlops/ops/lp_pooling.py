@@ -6,7 +6,8 @@ lp_pool2d raises x itself to P (P = 1 over -1, -2, -3, -4 gives -10) and pads sy
 sum runs in float32, one element after the other in row-major window order; |x| * |x| and sqrt for P = 2 (every
 vector exact; dmlops/ops/_avg_lp_pooling.py has the alternatives that miss), the sum itself for P = 1. No vector
 has P >= 3: there dmlops takes float32 pow(|x|, P) and pow(sum, 1 / P), whose last bit may differ from
-DirectML's. Every backend reads the windows through dmlops/ops/_pooling.py's table (Gather, Add).
+DirectML's. Every backend reads the windows through dmlops/ops/_pooling.py (a strided Slice per window element,
+or its table for windows of more than 256 elements; Add in order).
 
 Shape rules the descriptor file cannot express:
 
@@ -40,12 +41,14 @@ def reference(desc, x):
 
 
 def to_onnx(desc, g, x):
-    """Abs, Mul / Pow, Gather through the window table, Add in order, Sqrt / Pow."""
+    """Abs, Mul / Pow, Pad, Slice and Add per window element in order (a Gather through the window table past 256
+    elements), Sqrt / Pow."""
     return A.lp_onnx(desc, g, x)
 
 
 def to_torch(desc, torch, x):
-    """abs, mul / pow, index_select through the window table, add in order, sqrt / pow."""
+    """abs, mul / pow, strided views added in order (index_select through the window table past 256 elements),
+    sqrt / pow."""
     return A.lp_torch(desc, torch, x)
 
 

@@ -4,7 +4,7 @@ The window's elements are Dilations apart; otherwise as LP_POOLING (dmlops/ops/l
 dmlops/ops/_avg_lp_pooling.py: (sum |x|^P) ^ (1/P), |x| although the page's formula has none, float32 sums in
 row-major window order, x * x and sqrt for P = 2). Every LP_POOLING1 vector is exact, float32_win2x2_s1x1_pad[0,
 0][0, 0]_dil2 included. torch's lp_pool has no dilations (nor |x|); dmlops reads the dilated windows through
-dmlops/ops/_pooling.py's table on every backend.
+dmlops/ops/_pooling.py on every backend (strided slices, or its table for windows of more than 256 elements).
 
 Shape rules the descriptor file cannot express:
 
@@ -38,12 +38,14 @@ def reference(desc, x):
 
 
 def to_onnx(desc, g, x):
-    """Abs, Mul / Pow, Gather through the window table, Add in order, Sqrt / Pow."""
+    """Abs, Mul / Pow, Pad, Slice and Add per window element in order (a Gather through the window table past 256
+    elements), Sqrt / Pow."""
     return A.lp_onnx(desc, g, x)
 
 
 def to_torch(desc, torch, x):
-    """abs, mul / pow, index_select through the window table, add in order, sqrt / pow."""
+    """abs, mul / pow, strided views added in order (index_select through the window table past 256 elements),
+    sqrt / pow."""
     return A.lp_torch(desc, torch, x)
 
 

@@ -6,7 +6,8 @@ over (float32_win2x2_s2x2_pad[0, 0][0, 0]: a window of NaN, -inf, -1.38, 0.12 gi
 and torch max_pool2d propagate it; a window made only of padding gives -3.4028235e38, not -inf
 (float32_fixed_twin_of_gap_rank4), where ONNX and torch cannot express such a window at all. StartPadding and
 EndPadding may differ (ONNX pads can say that, torch's symmetric padding cannot). The lowerings read the windows
-through dmlops.ops._pooling's table on every backend.
+through dmlops.ops._pooling on every backend (dmlops.ops._max_pooling: a running maximum over one strided slice
+per window element, or the window table for windows of more than 256 elements).
 
 Shape rules the descriptor file cannot express:
 
@@ -39,12 +40,14 @@ def reference(desc, x):
 
 
 def to_onnx(desc, g, x):
-    """Gather through the window table, ReduceMax with NaN and padding as -inf, the lowest value as the floor."""
+    """Per window element a Slice, Greater and Max (NaN and padding as -inf), the winner read back, the lowest
+    value where nothing wins (past 256 elements: Gather through the window table and ReduceMax)."""
     return {"OutputTensor": mp.onnx_pool(desc, g, x["InputTensor"], desc.input_tensor.sizes, indices=False)[0]}
 
 
 def to_torch(desc, torch, x):
-    """index_select through the window table, amax with NaN and padding as -inf, the lowest value as the floor."""
+    """Per window element a strided view, > and where (NaN and padding as -inf), the lowest value as the floor
+    (past 256 elements: index_select through the window table and amax)."""
     return {"OutputTensor": mp.torch_pool(desc, torch, x["InputTensor"], indices=False)[0]}
 
 

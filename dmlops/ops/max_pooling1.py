@@ -48,13 +48,15 @@ def reference(desc, x):
 
 
 def to_onnx(desc, g, x):
-    """Gather through the window table, ReduceMax, and the first winner's index as a ReduceMin of flat indices."""
+    """The running maximum over one Slice per window element and the winner's window element, its whole-tensor
+    index from that (past 256 elements: Gather through the window table, ReduceMax, a ReduceMin of indices)."""
     return _outputs(desc, *mp.onnx_pool(desc, g, x["InputTensor"], desc.input_tensor.sizes,
                                             _indices(desc))[:2])
 
 
 def to_torch(desc, torch, x):
-    """index_select through the window table, amax, and the first winner's index as a negated amax."""
+    """The running maximum over strided views and the winner's window element, its index from that (past 256
+    elements: index_select through the window table, amax, the first winner's index as a negated amax)."""
     return _outputs(desc, *mp.torch_pool(desc, torch, x["InputTensor"], _indices(desc))[:2])
 
 

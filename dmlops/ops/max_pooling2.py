@@ -37,13 +37,13 @@ def reference(desc, x):
 
 
 def to_onnx(desc, g, x):
-    """Gather through the dilated window table, ReduceMax, the first winner's index as a ReduceMin."""
+    """As MAX_POOLING1 with the dilated window (dmlops.ops._max_pooling)."""
     return _outputs(desc, *mp.onnx_pool(desc, g, x["InputTensor"], desc.input_tensor.sizes,
                                             _indices(desc))[:2])
 
 
 def to_torch(desc, torch, x):
-    """index_select through the dilated window table, amax, the first winner's index as a negated amax."""
+    """As MAX_POOLING1 with the dilated window (dmlops.ops._max_pooling)."""
     return _outputs(desc, *mp.torch_pool(desc, torch, x["InputTensor"], _indices(desc))[:2])
 
 

@@ -6,9 +6,11 @@ it (NaN and padding never win; ties go to the first element, the lowest index); 
 at the winners, where the gradients of every window an element wins add up, in increasing window order (the
 vectors add up to three). A window that nothing wins (only padding, NaN, -inf or the lowest value) adds nothing,
 and zeros are +0: decisions no vector checks. torch's max_pool2d backward agrees where its forward does (no NaN,
-no padding-only window); ONNX has no MaxPool gradient. The lowerings add the gradients through an inverse window
-table (one Gather per summand, in window order) rather than ScatterElements with reduction="add", which ONNX
-Runtime's DirectML provider rejects.
+no padding-only window); ONNX has no MaxPool gradient. The lowerings add each window element's winning gradients
+into strided slices of a +0 accumulator, window element by window element from the last (ascending window order
+for every input element; dmlops/ops/_pooling.py), or for windows of more than 256 elements through an inverse
+window table (one Gather per summand, in window order), rather than ScatterElements with reduction="add", which
+ONNX Runtime's DirectML provider rejects.
 
 Shape rules the descriptor file cannot express:
 

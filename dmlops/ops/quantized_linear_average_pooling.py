@@ -16,8 +16,9 @@ DirectML's answer to INT8 in, UINT8 out; the page's constraints pair each tensor
 dmlops keeps allowing that (no vector settles it). Shared rules: dmlops/ops/_windows.py.
 
 Math (docs: "mathematically equivalent to dequantizing the inputs, then performing average pooling, and then quantizing
-the output"; no evaluation order given). Windows are read through dmlops/ops/_pooling.py's table (position
-o * Strides - StartPadding + k * Dilations); a padding element is a dequantized 0. dmlops computes, on every backend:
+the output"; no evaluation order given). Windows are read through dmlops/ops/_pooling.py (strided slices, its table
+for windows of more than 256 elements; position o * Strides - StartPadding + k * Dilations); a padding element is a
+dequantized 0. dmlops computes, on every backend:
 
     S      = sum over the window of (Input - InputZeroPoint[c])   (exact, in INT32; padding adds 0)
     real   = float32(S) * InputScale[c] / Count                   (float32; Count = prod(WindowSize) with
@@ -98,7 +99,7 @@ def _param(value, counts, name):
 
 
 def reference(desc, x):
-    """Integer window sums through the table, float32(S) * InputScale / Count, quantized."""
+    """Integer window sums (strided slices, or the table), float32(S) * InputScale / Count, quantized."""
     idx, divisor, counts = _plan(desc)
     dims = len(desc.strides)
     zp = x["InputZeroPointTensor"]
@@ -143,7 +144,8 @@ def to_onnx(desc, g, x):
 
 
 def to_torch(desc, torch, x):
-    """Subtraction in int32, index_select through the window table, int32 sum, then the float32 steps."""
+    """Subtraction in int32, int32 window sums (strided views, or index_select through the window table), then
+    the float32 steps."""
     idx, divisor, counts = _plan(desc)
     dims = len(desc.strides)
     zp = x["InputZeroPointTensor"]
