@@ -383,7 +383,7 @@ class Ahead:
     walk back from the outputs that enters a node's inputs highest index (emission order) first; its priority
     order runs ready nodes lowest index first. With item k + 1 emitted before the nodes of step k, both reach the
     running state (the higher index) before item k + 1 and compute items one step ahead, so about three are alive
-    at once (tests/test_pooling_memory.py follows ONNX Runtime's order and sums what is alive). Steps that keep
+    at once (tests/test_pooling_slices.py reads ONNX Runtime's own memory peak in both orders). Steps that keep
     two running values (the maximum and its window element) emit the second one a step late for the same walk."""
 
     def __init__(self, make: Callable[[int], str], n: int):
