@@ -56,8 +56,9 @@ from ..errors import DmlOpsError
 # a pooling lowering is refused: a gather of 2**27 FLOAT32 values and its int64 index already take 1.5 GiB.
 MAX_ELEMENTS = 1 << 27
 # Window element count up to which the windows are read one strided slice per element (Slices) rather than through
-# the gather table: an ONNX model of about a dozen nodes per element (4 kB) stays under 1 MB, and K elementwise steps
-# over the output are no slower than a gather of K x the output.
+# the gather table: at most about ten ONNX nodes per element (MAX_POOLING_GRAD: 16 x 16 windows make a 170 kB model of
+# 2600 nodes, compiled in about a second), and K elementwise steps over the output cost no more than a gather of
+# K x the output. Larger windows are mostly global pooling, whose few outputs the table serves well.
 SLICE_MAX = 256
 
 
