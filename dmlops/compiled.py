@@ -92,7 +92,8 @@ class CompiledOperator:
                 for n, td in zip(self.input_names, self._in_descs)] if packed else None
         self._fast_keys = (tuple(f[0] for f in fast), tuple(f[1] for f in fast)) if fast else ((), ())
         # torch: the runner's own fast path (torch tensors or NumPy arrays in; Runner.fast_path).
-        self._fast_torch = runner.fast_path(self._outputs) if fast is not None and backend == "torch" else None
+        self._fast_torch = runner.fast_path(self._outputs, self._fast_keys) \
+            if fast is not None and backend == "torch" else None
         self._fast = fast if backend != "torch" else None
         # ONNX Runtime's runner knows which outputs cannot be an input's memory (onnxruntime.outputs_may_alias).
         self._fresh = runner.fresh if backend == "onnxruntime" else _fresh
@@ -157,8 +158,8 @@ class CompiledOperator:
         ``outputs_on_device=True`` keeps them on the device: OrtValues (onnxruntime, through IOBinding) or
         ``DeviceBuffer``s (directml), either of which a later call on the same backend and device takes as an
         input without a copy through the CPU."""
-        if self._fast_torch is not None and not outputs_on_device and (inputs is None or not kwargs):
-            result = self._fast_torch(kwargs if inputs is None else inputs, self._fast_keys[inputs is None])
+        if self._fast_torch is not None and not outputs_on_device:
+            result = self._fast_torch(inputs, kwargs)
             if result is not None:
                 return result  # else the checked path below, which says what is wrong
         elif self._fast is not None and not outputs_on_device and (inputs is None or not kwargs):

@@ -204,3 +204,25 @@ def test_evaluate_on_the_onnxruntime_and_reference_backends_is_unchanged_by_a_pr
     assert seen == [["InputTensor", "InputGradientTensor"]]
     np.testing.assert_array_equal(outs[0], WANT)
     assert ort_backend.outputs_may_alias(dmlops.compile(relu_grad(), "onnxruntime").model) == [False]
+
+
+def test_onnxruntime_outputs_left_unchecked_never_share_an_inputs_memory_in_any_sample():
+    """outputs_may_alias lets a call skip may_share_memory for outputs a computing node writes; every sample of
+    every operator, run on the session without that check, says the skip is safe (an ONNX Runtime whose optimizer
+    came to turn such a node into a pass-through would fail here)."""
+    from dmlops import tensors
+    from dmlops.ops import MODULES, module
+
+    skipped = 0
+    for op_type in MODULES:
+        for s in getattr(module(op_type), "SAMPLES", ()):
+            try:
+                op = dmlops.compile(s.desc, "onnxruntime", device="cpu")
+            except dmlops.DmlOpsError:
+                continue
+            feed = [tensors.numpy_input(td, s.inputs[n], n) for n, td in zip(op.input_names, op._in_descs)]
+            for name, alias, out in zip(op.output_names, op._runner.may_alias, op._runner(feed)):
+                if not alias:
+                    skipped += 1
+                    assert not any(np.shares_memory(out, a) for a in feed), f"{op_type} {s.name} {name}"
+    assert skipped > 300  # most outputs are written by a computing node

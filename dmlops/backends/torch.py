@@ -164,21 +164,27 @@ class Runner:
                                 tuple(produced[reg] for reg, _, _ in self._outputs), self._fast, torch, torch.Tensor,
                                 self.device)
 
-    def fast_path(self, wrap):
+    def fast_path(self, wrap, keys: tuple[tuple[str, ...], tuple[str, ...]]):
         """The per-call path of a compiled operator for inputs that need nothing done, or None where the graph has
-        strided, 4-bit or carried tensors: a function ``(given, keys)`` of the caller's dict and the keys to read
-        from it (in input order) that returns a new ``wrap()`` (a dict type) holding the outputs by graph output
-        name, when each input is a contiguous torch tensor on this device or a C-contiguous, writeable NumPy array,
-        of exactly its storage dtype and Sizes (torch tensors out if any input is one, else NumPy arrays, as the
-        checked path gives them); and None for anything else, or a dict of other length: the checked path then
-        runs and says what is wrong. Outputs never share memory with inputs (``fresh``)."""
+        strided, 4-bit or carried tensors: a function ``(inputs, kwargs)`` of a call's dict and keyword arguments
+        (``keys``: the inputs' names in either, in input order) that returns a new ``wrap()`` (a dict type) holding
+        the outputs by graph output name when the call passes one or the other, with each input a contiguous torch
+        tensor on this device or a C-contiguous, writeable NumPy array of exactly its storage dtype and Sizes (torch
+        tensors out if any input is one, else NumPy arrays, as the checked path gives them); and None for anything
+        else, or a dict of other length: the checked path then runs and says what is wrong. Outputs never share
+        memory with inputs (``fresh``)."""
         if self._fast is None:
             return None
         names = tuple(self.graph.output_names)
         general = self._fast_graph if self._simple is None else self._fast_simple
 
-        def call(given, keys):
-            outs = general(given, keys)
+        def call(inputs, kwargs):
+            if inputs is None:
+                outs = general(kwargs, keys[1])
+            elif not kwargs:
+                outs = general(inputs, keys[0])
+            else:
+                return None
             if outs is None:
                 return None
             result = wrap()
@@ -188,7 +194,7 @@ class Runner:
 
         if self._simple is None or not self.in_descs:  # without inputs the outputs are NumPy arrays: ``call``
             return call
-        return _unrolled(self._simple, call, wrap, names)
+        return _unrolled(self._simple, call, wrap, names, keys)
 
     def function(self, inputs: list) -> list:
         """The graph as torch ops: backend-form tensors on the device in, backend-form tensors out."""
@@ -401,7 +407,7 @@ class Runner:
         return outs if as_torch else [v.cpu().numpy() for v in outs]
 
 
-def _unrolled(simple: tuple, general, wrap, names: tuple):
+def _unrolled(simple: tuple, general, wrap, names: tuple, keys: tuple):
     """The fast path of a one-node graph with inputs, for torch tensor inputs, written out for this operator's inputs and outputs
     (as dataclasses and namedtuple write their methods): ``Runner._fast_simple``'s loops, tuple unpacking and list
     building, and the caller's wrapping of a list, cost about 1.5 us of an 8-element ACTIVATION_RELU_GRAD's 10
@@ -414,17 +420,18 @@ def _unrolled(simple: tuple, general, wrap, names: tuple):
     field_of = {field: i for i, (_, _, _, field) in enumerate(spec)}
     # is_cpu reads a flag; comparing devices builds a torch.device (about 50 ns more per tensor).
     elsewhere = "not {0}.is_cpu" if device.type == "cpu" else "{0}.device != DEVICE"
-    lines = ["def fast(given, keys, /):",
-             f"    if type(given) is not dict or len(given) != {n}:",
-             "        return None",
-             f"    {''.join(f'k{i}, ' for i in range(n))}= keys"]
-    lines += [f"    v{i} = given.get(k{i})" for i in range(n)]
+    lines = ["def fast(inputs, kwargs, /):",
+             f"    if inputs is None and len(kwargs) == {n}:"]
+    lines += [f"        v{i} = kwargs.get({k!r})" for i, k in enumerate(keys[1])]
+    lines.append(f"    elif type(inputs) is dict and not kwargs and len(inputs) == {n}:")
+    lines += [f"        v{i} = inputs.get({k!r})" for i, k in enumerate(keys[0])]
+    lines += ["    else:", "        return None"]
     checks = []
     for i, (dtype, _, shape, _) in enumerate(spec):
         env[f"D{i}"], env[f"S{i}"] = dtype, shape
         checks.append(f"type(v{i}) is not Tensor or v{i}.dtype is not D{i} or v{i}.shape != S{i} or "
                       f"{elsewhere.format(f'v{i}')} or not v{i}.is_contiguous() or v{i}.requires_grad")
-    lines += ["    if (" + "\n            or ".join(checks) + "):", "        return general(given, keys)"]
+    lines += ["    if (" + "\n            or ".join(checks) + "):", "        return general(inputs, kwargs)"]
     x = ", ".join(f"{name!r}: " + (f"v{field_of[name]}" if name in field_of else "None") for name in template)
     lines += [f"    y = lower({{{x}}})", "    result = wrap()"]
     storages = "".join(f"v{i}.untyped_storage().data_ptr(), " for i in range(n))
