@@ -177,16 +177,22 @@ def test_torch_reads_a_strided_input_as_a_view_of_the_callers_buffer(seen, strid
     assert x.stride() == strides and x.tolist() == view
 
 
-@pytest.mark.parametrize("strides,gather", [((0, 1), False), ((1, 2), False), ((0, 0), False), ((6, 2), True)])
-def test_onnxruntime_reads_broadcasts_and_permutations_without_a_gather(strides, gather):
-    model = dmlops.compile(relu_grad(x_strides=strides), "onnxruntime").model
-    ops = {n.op_type for n in model.graph.node}
-    assert ("Gather" in ops) == gather, ops  # padded or stepped strides still gather (an index table)
-    # Broadcasts are one Expand; permutations one Transpose.
-    if strides in ((0, 1), (0, 0)):
+@pytest.mark.parametrize("strides,gather", [((0, 1), False), ((1, 2), False), ((0, 0), False), ((6, 2), False),
+                                            ((2, 4), False), ((0, 3), False), ((7, 2), True)])
+def test_onnxruntime_reads_broadcasts_permutations_and_steps_without_a_gather(strides, gather):
+    desc = relu_grad(x_strides=strides)
+    op = dmlops.compile(desc, "onnxruntime")
+    ops = {n.op_type for n in op.model.graph.node}
+    assert ("Gather" in ops) == gather, ops  # padded rows (7 = 3 * 2 + 1) still gather (an index table)
+    # Broadcasts are one Expand; permutations one Transpose; every other element a Slice with steps.
+    if 0 in strides:
         assert "Expand" in ops
-    if strides == (1, 2):
+    if strides in ((1, 2), (2, 4)):
         assert "Transpose" in ops
+    buffer = np.arange(-7, 7, dtype=np.float32)
+    want = dmlops.run(desc, input_tensor=buffer, input_gradient_tensor=DY, backend="reference")
+    got = op(input_tensor=buffer, input_gradient_tensor=DY)
+    np.testing.assert_array_equal(got.output_gradient_tensor, want.output_gradient_tensor)
 
 
 def test_evaluate_on_the_onnxruntime_and_reference_backends_is_unchanged_by_a_prepared_plan():

@@ -84,14 +84,38 @@ def session_config(device: str, ort, elements: int = 0):
     return options, [PROVIDERS[kind]]
 
 
+def stepped_layout(td):
+    """``(step, permuted_layout)`` of a strided tensor whose Strides are ``step`` times those of a permuted packed
+    layout (every other element, every third, ... possibly transposed and broadcast), or None: such a buffer is
+    read by one Slice with steps instead of a gather."""
+    strides = td.packed_strides if td.strides is None else td.strides
+    used = [st for s, st in zip(td.sizes, strides) if s > 1 and st > 0]
+    step = min(used, default=1)
+    if step <= 1 or any(st % step for st in used):
+        return None
+    view = type("Layout", (), {"sizes": td.sizes, "strides": tuple(st // step for st in strides),
+                               "packed_strides": td.packed_strides})
+    plan = tensors.permuted_layout(view)
+    return None if plan is None else (step, plan)
+
+
 def strided_read(g: OnnxGraph, td, buffer: str) -> str:
-    """The logical value of a strided tensor from its 1-D buffer value."""
-    plan = tensors.permuted_layout(td)
+    """The logical value of a strided tensor from its 1-D buffer value: Slice (with steps where the Strides are a
+    multiple of a packed layout's), Reshape, Transpose and Expand where the Strides allow, else a Gather."""
+    plan, step = tensors.permuted_layout(td), 1
+    if plan is None:
+        stepped = stepped_layout(td)
+        if stepped is not None:
+            step, plan = stepped
     if plan is None:
         g.check_constant(td.element_count * 8, f"the int64 gather indices of a strided read of Sizes {list(td.sizes)}")
         return g.node("Gather", [buffer, g.const(tensors.gather_indices(td))], axis=0)
     span, packed, perm, kept = plan
-    v = g.node("Reshape", [g.node("Slice", [buffer, g.ints([0]), g.ints([span])]), g.ints(packed)])
+    if step == 1:
+        v = g.node("Slice", [buffer, g.ints([0]), g.ints([span])])
+    else:
+        v = g.node("Slice", [buffer, g.ints([0]), g.ints([(span - 1) * step + 1]), g.ints([0]), g.ints([step])])
+    v = g.node("Reshape", [v, g.ints(packed)])
     if perm != sorted(perm):
         v = g.node("Transpose", [v], perm=perm)
     v = g.node("Reshape", [v, g.ints(kept)])
