@@ -232,3 +232,16 @@ def test_onnxruntime_outputs_left_unchecked_never_share_an_inputs_memory_in_any_
                     skipped += 1
                     assert not any(np.shares_memory(out, a) for a in feed), f"{op_type} {s.name} {name}"
     assert skipped > 300  # most outputs are written by a computing node
+
+
+def test_torch_reads_a_graph_edge_through_strides_as_a_view_of_the_producers_output(seen):
+    t = TensorDesc("FLOAT32", [2, 3])
+    row = TensorDesc("FLOAT32", [3])
+    b = dmlops.GraphBuilder()
+    x, dy = b.input("x"), b.input("dy")
+    r = b.add(dmlops.ActivationRelu(input_tensor=row, output_tensor=row), input_tensor=x)
+    g = b.add(relu_grad(x_strides=(0, 1)), input_tensor=r.output_tensor, input_gradient_tensor=dy)  # a broadcast
+    b.output("y", g.output_gradient_tensor)
+    out = dmlops.run(b.build(), x=torch.tensor([1.0, -1.0, 2.0]), dy=torch.from_numpy(DY), backend="torch")["y"]
+    assert seen["InputTensor"].stride() == (0, 1) and seen["InputTensor"]._base is not None  # a view, no copy
+    np.testing.assert_array_equal(out.numpy(), [[10, 0, 30], [40, 0, 60]])

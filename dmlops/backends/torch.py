@@ -250,6 +250,10 @@ class Runner:
         """A consumer's read (TensorDesc ``to``) of the buffer a producer (``frm``) wrote: see tensors.reinterpret."""
         if not tensors.is_strided(frm) and not tensors.is_strided(to) and frm.element_count == to.element_count:
             return value.reshape(to.sizes)
+        if not tensors.is_strided(frm) and value.is_contiguous() and tensors.needed_elements(to) <= frm.element_count:
+            # The producer's buffer is its packed value: the consumer reads it through a view (a broadcast, a
+            # transpose, every other element), as a strided graph input is read; no copy.
+            return value.reshape(-1).as_strided(to.sizes, to.strides or to.packed_strides)
         size = max(tensors.buffer_elements(frm), tensors.needed_elements(frm), tensors.needed_elements(to))
         buffer = self.torch.zeros(size, dtype=value.dtype, device=value.device)
         buffer.as_strided(frm.sizes, frm.strides or frm.packed_strides).copy_(value)
