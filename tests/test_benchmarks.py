@@ -49,3 +49,11 @@ def test_a_backend_that_cannot_run_here_is_one_line_and_exit_1(capsys):
     assert run.main(["--quick", "--backend", "directml", "--case", "RELU_GRAD 8"]) == 1
     out = capsys.readouterr().out
     assert "ACTIVATION_RELU_GRAD 8 on directml:dml:0: dml:0: no such DirectML adapter" in out
+
+
+def test_paired_times_the_two_in_alternating_batches():
+    calls = []
+    t_a, t_b = run.paired(lambda: calls.append("a"), lambda: calls.append("b"), budget=0.002, repeats=3)
+    assert t_a > 0 and t_b > 0
+    runs = [c for i, c in enumerate(calls) if i == 0 or calls[i - 1] != c]  # the order of the batches
+    assert runs[-6:] == ["a", "b"] * 3 and calls.count("a") == calls.count("b")
