@@ -156,14 +156,13 @@ def _reversal(torch, T: int, N: int, lens, device):
 def _packed(torch, call, seq, lens, inits, params, has_bias, bidirectional, T):
     """The call on a packed sequence (sorted by length inside, as nn.GRU does it): [T, N, D * H] zero-padded output and
     the final states in the batch's own order."""
-    from torch.nn.utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_sequence
-
-    packed = pack_padded_sequence(seq, lens, enforce_sorted=False)
+    rnn = torch.nn.utils.rnn  # the backend module passed in (op modules import only NumPy and dmlops)
+    packed = rnn.pack_padded_sequence(seq, lens, enforce_sorted=False)
     order, back = packed.sorted_indices, packed.unsorted_indices
     sorted_inits = [h.index_select(1, order) for h in inits]
     hx = sorted_inits[0] if len(sorted_inits) == 1 else tuple(sorted_inits)
     data, *finals = call(packed.data, packed.batch_sizes, hx, params, has_bias, 1, 0.0, False, bidirectional)
-    out, _ = pad_packed_sequence(PackedSequence(data, packed.batch_sizes, order, back), total_length=T)
+    out, _ = rnn.pad_packed_sequence(rnn.PackedSequence(data, packed.batch_sizes, order, back), total_length=T)
     return out, [f.index_select(1, back) for f in finals]
 
 
