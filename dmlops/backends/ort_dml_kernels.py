@@ -43,7 +43,7 @@ def _value_types(model) -> dict[str, str]:
     return types
 
 
-def _formal(params, index: int):
+def formal_parameter(params, index: int):
     """The schema's formal parameter for actual position ``index`` (a variadic last parameter repeats)."""
     if index < len(params):
         return params[index]
@@ -79,7 +79,7 @@ def problems(model, float64: bool = False) -> list[str]:
         bad, wanted = [], None
         for kind, names, params in (("input", node.input, schema.inputs), ("output", node.output, schema.outputs)):
             for j, name in enumerate(names):
-                formal = _formal(params, j)
+                formal = formal_parameter(params, j)
                 if not name or formal is None or name not in types:
                     continue
                 found = types[name]
@@ -94,4 +94,4 @@ def problems(model, float64: bool = False) -> list[str]:
     return out
 
 
-__all__ = ["kernels", "problems", "TABLE"]
+__all__ = ["kernels", "problems", "formal_parameter", "TABLE"]

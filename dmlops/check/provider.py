@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
+from ..backends.ort_dml_kernels import formal_parameter
+
 # Domains whose ops ONNX Runtime's basic optimizations may fold (they run on the CPU provider's kernels).
 CPU_DOMAINS = frozenset({"ai.onnx", "ai.onnx.ml", "com.microsoft"})
 ONNX_DOMAINS = {"ai.onnx": "", "ai.onnx.ml": "ai.onnx.ml", "ai.onnx.preview.training": "ai.onnx.preview.training"}
@@ -253,15 +255,6 @@ def expand(node, fp, prefix: str) -> list:
     return out
 
 
-def _formal(params, index: int):
-    """The schema's formal parameter for actual position ``index`` (a variadic last parameter repeats)."""
-    if index < len(params):
-        return params[index]
-    if params and params[-1].option == params[-1].option.Variadic:
-        return params[-1]
-    return None
-
-
 def _short(t: str) -> str:
     return t[7:-1] if t.startswith("tensor(") else t
 
@@ -272,7 +265,7 @@ def type_mismatch(node, reg: dict, schema, types: dict[str, str]) -> str | None:
         return None
     for kind, names, params in (("input", node.input, schema.inputs), ("output", node.output, schema.outputs)):
         for j, name in enumerate(names):
-            formal = _formal(params, j)
+            formal = formal_parameter(params, j)
             if not name or formal is None or name not in types:
                 continue
             allowed = reg["types"].get(formal.type_str)
