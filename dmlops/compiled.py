@@ -215,8 +215,8 @@ class CompiledOperator:
         feed = [self._runner.to_device(self._path(n), td, v) for n, td, v in zip(self.input_names, self._in_descs, values)]
         outs = self._runner.fresh(self._runner(feed), feed)
         if as_torch:
-            result = [v.as_strided(td.sizes, td.strides) if tensors.is_strided(td) else v
-                      for td, v in zip(self._out_descs, outs)]
+            result = [self._runner.torch_output(self._path(n), td, v)
+                      for n, td, v in zip(self.output_names, self._out_descs, outs)]
         else:
             result = [self._runner.to_numpy(self._path(n), td, v)
                       for n, td, v in zip(self.output_names, self._out_descs, outs)]

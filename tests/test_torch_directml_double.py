@@ -22,6 +22,7 @@ from dmlops import selftest
 from dmlops.backends.torch_directml_ops import BITS_OPS, MAX_RANK, runs_on_directml, workarounds
 from dmlops.graph import GraphDesc
 from dmlops.lower import runnable
+from dmlops.ops import module
 
 T = dmlops.TensorDesc
 aten = torch.ops.aten
@@ -251,8 +252,10 @@ def test_refusals_name_the_operator_the_field_the_reason_and_backend_directml(dm
     with pytest.raises(dmlops.DmlOpsError, match=r"CAST\.InputTensor: DataType FLOAT64; torch-directml computes "
                                                  r"nothing in float64 .*backend=\"directml\""):
         _compile(cast)
-    rank = [1] * (MAX_RANK + 1)
-    relu = dmlops.ActivationRelu(input_tensor=T("FLOAT32", rank), output_tensor=T("FLOAT32", rank))
+    # A strided 7-D tensor: no merged view of at most 6 dimensions is made (packed ones run: test_torch_directml_adapt).
+    rank = [2] + [1] * (MAX_RANK - 1) + [2]
+    relu = dmlops.ActivationRelu(input_tensor=T("FLOAT32", rank, [1] + [2] * MAX_RANK),
+                                 output_tensor=T("FLOAT32", rank))
     with pytest.raises(dmlops.DmlOpsError, match=r"ACTIVATION_RELU\.InputTensor: 7 dimensions; torch-directml was "
                                                  r"measured with up to 6"):
         _compile(relu)
@@ -269,13 +272,19 @@ def test_unsigned_values_the_carrier_cannot_hold_are_refused_at_run_time_naming_
     op = _compile(gather)
     data = np.array([10, 20, 30], np.float32)
     assert op(input_tensor=data, indices_tensor=np.array([2, 0], np.uint32))["OutputTensor"].tolist() == [30, 10]
-    with pytest.raises(dmlops.UnsupportedValue, match=r"^GATHER\.IndicesTensor: element \(1,\) is 4294967295; on "
-                                                 r"torch-directml dmlops carries UINT32 in int32 tensors .* takes 0 to "
-                                                 r"2\*\*31 - 1 \(no top bit\) only\. Use backend=\"directml\""):
-        op(input_tensor=data, indices_tensor=np.array([0, 2**32 - 1], np.uint32))
-    sub = dmlops.ElementWiseMax(a_tensor=T("UINT32", [2]), b_tensor=T("UINT32", [2]), output_tensor=T("UINT32", [2]))
-    with pytest.raises(dmlops.UnsupportedValue, match=r"^ELEMENT_WISE_MAX\.ATensor: element \(0,\) is 4294967295"):
-        _compile(sub)(a_tensor=np.array([2**32 - 1, 0], np.uint32), b_tensor=np.array([1, 2], np.uint32))
+    # GATHER bounds its indices, so it takes 2**32 - 1 saturated (tests/test_torch_directml_adapt.py); ROI_ALIGN's
+    # batch indices are read as they are.
+    roi = module("ROI_ALIGN").SAMPLES[0]
+    batch = np.array([[[[0, 2**32 - 1]]]], np.uint32)
+    with pytest.raises(dmlops.UnsupportedValue, match=r"^ROI_ALIGN\.BatchIndicesTensor: element \(0, 0, 0, 1\) is "
+                                                 r"4294967295; on torch-directml dmlops carries UINT32 in int32 tensors "
+                                                 r".* takes 0 to 2\*\*31 - 1 \(no top bit\) only\. Use "
+                                                 r"backend=\"directml\""):
+        _compile(roi.desc)({**roi.inputs, "BatchIndicesTensor": batch})
+    div = dmlops.ElementWiseDivide(a_tensor=T("UINT32", [2]), b_tensor=T("UINT32", [2]),
+                                   output_tensor=T("UINT32", [2]))
+    with pytest.raises(dmlops.UnsupportedValue, match=r"^ELEMENT_WISE_DIVIDE\.ATensor: element \(0,\) is 4294967295"):
+        _compile(div)(a_tensor=np.array([2**32 - 1, 0], np.uint32), b_tensor=np.array([1, 2], np.uint32))
 
 
 def test_uint32_bits_of_any_value_travel_through_operators_exact_on_bits(dml):

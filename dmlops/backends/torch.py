@@ -20,8 +20,9 @@ from ..errors import DmlOpsError
 from ..lower import lower_torch, torch_lowering
 from ..types import DataType
 from . import parse_device, plan
-from .torch_directml_ops import (CARRIERS, FALLBACK, TO_DIRECTML, bits_field, carry, descriptor_problems, uncarry,
-                                 workarounds)
+from .torch_directml_adapt import Adapted, adapt
+from .torch_directml_ops import (CARRIERS, FALLBACK, TO_DIRECTML, bits_field, carry, descriptor_problems,
+                                 saturating_field, uncarry, workarounds)
 
 
 def torch_dtype(torch, data_type: DataType):
@@ -95,6 +96,7 @@ class Runner:
         self.out_descs = graph.output_descs()
         self.input_names = list(graph.input_names)
         self.bits_inputs, self.bits_outputs = _bits_slots(graph)
+        self.saturated_inputs = _saturated_slots(graph)
         self._prepare()
 
     def storage_dtype(self, data_type: DataType):
@@ -294,25 +296,39 @@ class Runner:
             return value
         array = tensors.numpy_input(td, value, name)
         if self.carried(td):
-            array = carry(name, td.data_type.name, array, self._bits_in(name))
+            array = carry(name, td.data_type.name, array, self._bits_in(name), self._saturated_in(name))
         # NumPy calls an array with a negative stride on a size-1 axis C-contiguous, but torch.from_numpy refuses
         # any negative stride: such an array is copied too.
         if not (array.flags.writeable and array.flags.c_contiguous) or any(s < 0 for s in array.strides):
             array = np.array(array, order="C")
         return torch.from_numpy(array).to(self.device)
 
-    def _bits_in(self, path: str) -> bool:
+    def _input_index(self, path: str) -> int:
         name = path if path in self.input_names else path.partition(".")[2]  # "OP.Field" or the bare name
-        return self.bits_inputs[self.input_names.index(name)]
+        return self.input_names.index(name)
 
-    def to_numpy(self, name: str, td, value) -> np.ndarray:
-        """An output as the NumPy array a caller gets (a carrier's values checked and given their own type)."""
+    def _bits_in(self, path: str) -> bool:
+        return self.bits_inputs[self._input_index(path)]
+
+    def _saturated_in(self, path: str) -> str | None:
+        return self.saturated_inputs[self._input_index(path)]
+
+    def host_output(self, name: str, td, value) -> np.ndarray:
+        """An output's values on the host in its own type (a carrier's values checked), before numpy_output."""
         array = value.cpu().numpy()
         if self.carried(td):
             names = list(self.graph.output_names)
             index = names.index(name if name in names else name.partition(".")[2])
             array = uncarry(name, td.data_type.name, array, self.bits_outputs[index])
-        return tensors.numpy_output(td, array)
+        return array
+
+    def to_numpy(self, name: str, td, value) -> np.ndarray:
+        """An output as the NumPy array a caller gets (a carrier's values checked and given their own type)."""
+        return tensors.numpy_output(td, self.host_output(name, td, value))
+
+    def torch_output(self, name: str, td, value):
+        """An output as a caller who passed torch tensors gets it: on the device (a strided one as its view)."""
+        return value.as_strided(td.sizes, td.strides) if tensors.is_strided(td) else value
 
     def __call__(self, inputs: list) -> list:
         torch = self.torch
@@ -477,9 +493,28 @@ def _bits_slots(graph) -> tuple[list[bool], list[bool]]:
     return ins, outs
 
 
+def _saturated_slots(graph) -> list[str | None]:
+    """How each graph input, an index tensor of operators that bound it, is saturated into its carrier on
+    torch-directml (torch_directml_ops.saturating_field: the rule of every node it feeds, when they agree), or None."""
+    from ..graph import slots
+
+    rules: dict[int, set] = {}
+    for e in graph.input_edges:
+        node = graph.nodes[e.to_node_index]
+        rules.setdefault(e.graph_input_index, set()).add(
+            saturating_field(node, slots(node, "input")[e.to_node_input_index][0]))
+    return [next(iter(rules[i])) if len(rules.get(i, ())) == 1 else None for i in range(len(graph.input_names))]
+
+
 def build(graph, device: str, torch_device):
-    """A Runner for ``graph`` on ``torch_device``; on torch-directml, descriptors it cannot run are refused first."""
+    """A Runner for ``graph`` on ``torch_device``. On torch-directml, an operator whose tensors it cannot hold as they
+    are runs rewritten (torch_directml_adapt: 64-bit data in 32-bit lanes, UINT32 in flipped INT32 order, more than
+    6 dimensions merged) where a rewrite applies and torch-directml can run it; other descriptors it cannot run are
+    refused."""
     if parse_device(device, "torch")[0] == "dml":
+        adaptation = adapt(graph)
+        if adaptation is not None and not descriptor_problems(adaptation.graph):
+            return Adapted(adaptation, Runner(adaptation.graph, device, torch_device), graph)
         found = descriptor_problems(graph)
         if found:
             raise DmlOpsError("torch-directml cannot run this safely: " + " ".join(found) + " " + TO_DIRECTML)

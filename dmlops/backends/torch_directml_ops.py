@@ -134,6 +134,46 @@ def bits_field(node, name: str) -> bool:
             and getattr(node, "scale_bias", None) is None)
 
 
+# Index fields whose operator bounds every index before it uses it, so that all values beyond a bound give one
+# result: dmlops.ops._indexing clamps indices to [-count - 1, count] before computing addresses (GATHER and the
+# rest: UINT64 read as its two's complement INT64, as DirectML reads it); ONE_HOT turns every index outside
+# [-n, n) into an all-OffValue sequence (UINT64 from 2**63 too: off); REVERSE_SUBSEQUENCES clamps lengths to 2n.
+# With every tensor of the operator under 2**30 elements (so count + 1, n and 2n are below 2**31 - 1), an index
+# saturated to int32's range (-2**31 .. 2**31 - 1) gives the same result as the index itself: the carrier takes
+# such values saturated ("twos": UINT64 read as INT64 first; "unsigned": as the unsigned value).
+SATURATING = {
+    **{op: ("IndicesTensor", "twos") for op in ("GATHER", "GATHER_ELEMENTS", "GATHER_ND", "GATHER_ND1",
+                                                 "SCATTER_ELEMENTS", "SCATTER_ND", "MAX_UNPOOLING")},
+    "ONE_HOT": ("IndicesTensor", "unsigned"),
+    "REVERSE_SUBSEQUENCES": ("SequenceLengthsTensor", "unsigned"),
+}
+_SATURATION_ELEMENTS = 2**30
+
+
+def saturating_field(node, name: str) -> str | None:
+    """How ``node``'s index tensor ``name`` is saturated into its carrier (``SATURATING``), or None."""
+    rule = SATURATING.get(node.OPERATOR_TYPE)
+    if rule is None or name != rule[0]:
+        return None
+    from ..graph import slots
+
+    if any(td is not None and td.element_count >= _SATURATION_ELEMENTS
+           for kind in ("input", "output") for _, td in slots(node, kind)):
+        return None
+    return rule[1]
+
+
+def _saturated(array, data_type: str, rule: str):
+    """An index array of UINT32 / UINT64 / INT64 saturated to int32's range, as its carrier (``SATURATING``)."""
+    if data_type == "UINT64" and rule == "twos":
+        wide = array.view(np.int64)
+    elif data_type in ("UINT32", "UINT64"):
+        wide = np.minimum(array, np.asarray(2**31 - 1, array.dtype)).astype(np.int64)
+    else:
+        wide = array.astype(np.int64)
+    return np.clip(wide, -2**31, 2**31 - 1).astype(CARRIERS[data_type])
+
+
 def _first_outside(array, data_type: str):
     lo, hi = _LIMITS[data_type]
     bad = (array < lo) | (array >= hi)
@@ -143,11 +183,14 @@ def _first_outside(array, data_type: str):
     return index, array[index].item()
 
 
-def carry(path: str, data_type: str, array, bits: bool = False):
+def carry(path: str, data_type: str, array, bits: bool = False, saturate: str | None = None):
     """A NumPy input of ``data_type`` (a CARRIERS key) as its carrier array, or an UnsupportedValue naming the first
-    element the carrier cannot take; ``bits``: a UINT16 / UINT32 tensor of a BITS_OPS operator, carried as bits."""
+    element the carrier cannot take; ``bits``: a UINT16 / UINT32 tensor of a BITS_OPS operator, carried as bits;
+    ``saturate``: an index tensor whose operator bounds its values (``saturating_field``), carried saturated."""
     if bits and data_type in ("UINT16", "UINT32"):
         return array.astype(CARRIERS[data_type])  # C conversion: uint32 bits as int32
+    if saturate is not None and data_type in ("UINT32", "UINT64", "INT64"):
+        return _saturated(array, data_type, saturate)
     found = _first_outside(array, data_type)
     if found is not None:
         index, value = found
@@ -265,7 +308,7 @@ def descriptor_problems(graph) -> list[str]:
 
 
 __all__ = ["registered", "registers", "runs_on_directml", "descriptor_problems", "FALLBACK", "MAX_RANK", "CARRIERS",
-           "BITS_OPS", "HOST_OPS", "RANGE_CLOSED_64", "bits_field", "carry", "uncarry", "TO_DIRECTML"]
+           "BITS_OPS", "HOST_OPS", "RANGE_CLOSED_64", "SATURATING", "bits_field", "saturating_field", "carry", "uncarry", "TO_DIRECTML"]
 
 
 def recorder():

@@ -1,0 +1,461 @@
+"""Descriptors torch-directml cannot run as they are, rewritten into equivalent ones it can (issue 23 item 6).
+
+torch-directml computes integers, int64 ones included, in 32 bits, has no unsigned 16-, 32- or 64-bit tensors and
+was measured with tensors of up to 6 dimensions (torch_directml_ops). For a one-operator graph on a ``dml`` device,
+:func:`adapt` rewrites the operator into a graph of operators that need none of that, with the same results
+element for element; the torch backend runs that graph and converts at the boundary (:class:`Adapted`). Nothing
+is computed on the host: the boundary only re-encodes input and output values (carriers), as
+torch_directml_ops.carry does.
+
+* **Lanes** (64-bit data of operators that only move elements, or compute bit by bit): an INT64 / UINT64 tensor
+  travels as two int32 tensors, its low and high 32 bits (split and joined on the host: ``lo``, ``hi``); the
+  operator runs once per half as the same operator on INT32 tensors (index tensors feed both), with a typed
+  attribute (PaddingValue, Value) split likewise. Exact because each output element of these operators is one
+  input element (or the attribute, or 0) chosen by indices alone, or a bit operation of input elements, so its
+  low and high halves are those of what it is made from.
+* **Order** (UINT32 data of operators that only compare and select it): ``x ^ 0x80000000`` maps uint32's order onto
+  int32's (0 -> -2**31, 2**32 - 1 -> 2**31 - 1), one to one, so the same operator on INT32 tensors of the flipped
+  bits compares exactly as DirectML compares the uint32 values; the values it selects are flipped back. The flip
+  is an int32 XOR on the device.
+* **Rank** (tensors of more than 6 dimensions, packed): the operator as one or more operators on at most 6
+  dimensions, axes merged where the operator treats them alike (each rule is in its function below), the
+  inputs and outputs reshaped on the host (a view of the same values, NumPy inputs and outputs only: a torch
+  tensor of more than 6 dimensions cannot be on the device).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from ..errors import UnsupportedValue
+from ..graph import GraphDesc, InputEdge, IntermediateEdge, OutputEdge, slots
+from ..types import DataType, TensorDesc
+from .torch_directml_ops import MAX_RANK, _index_field
+
+INT32 = DataType.INT32
+WIDE = ("INT64", "UINT64")
+
+# Each output element is one input element picked by indices alone (or an attribute, or 0), or a bit operation of
+# input elements in the same position: exact on each 32-bit half (module docstring).
+LANE_OPS = frozenset({
+    "SLICE", "SLICE1", "SLICE_GRAD", "JOIN", "SPLIT", "TILE", "PADDING", "PADDING1", "DEPTH_TO_SPACE",
+    "DEPTH_TO_SPACE1", "SPACE_TO_DEPTH", "SPACE_TO_DEPTH1", "GATHER", "GATHER_ELEMENTS", "GATHER_ND", "GATHER_ND1",
+    "SCATTER_ELEMENTS", "SCATTER_ND", "REVERSE_SUBSEQUENCES", "ELEMENT_WISE_IF", "MAX_UNPOOLING", "UNFOLD",
+    "ONE_HOT", "ELEMENT_WISE_IDENTITY", "DIAGONAL_MATRIX1", "ELEMENT_WISE_BIT_AND", "ELEMENT_WISE_BIT_OR",
+    "ELEMENT_WISE_BIT_XOR", "ELEMENT_WISE_BIT_NOT"})
+# Operators whose data values are only compared with each other and selected (outputs: the selected values,
+# booleans or indices): exact on order-preserving re-encodings of the values.
+ORDER_OPS = frozenset({
+    "ELEMENT_WISE_MAX", "ELEMENT_WISE_MIN", "ELEMENT_WISE_LOGICAL_GREATER_THAN",
+    "ELEMENT_WISE_LOGICAL_GREATER_THAN_OR_EQUAL", "ELEMENT_WISE_LOGICAL_LESS_THAN",
+    "ELEMENT_WISE_LOGICAL_LESS_THAN_OR_EQUAL", "TOP_K", "TOP_K1", "ARGMAX", "ARGMIN", "REDUCE"})
+_ORDER_REDUCTIONS = ("MIN", "MAX", "ARGMIN", "ARGMAX")
+# Element-wise operators whose tensors all have the same Sizes: any arrangement of the elements gives the same
+# element-wise results, so a packed 7- or 8-D one runs on its flattened 1-D view. (Softmax-like activations
+# compute across an axis: not these.)
+_ACROSS_AXES = frozenset({"ACTIVATION_SOFTMAX", "ACTIVATION_SOFTMAX1", "ACTIVATION_LOG_SOFTMAX",
+                          "ACTIVATION_LOG_SOFTMAX1", "ACTIVATION_HARDMAX", "ACTIVATION_HARDMAX1"})
+
+
+@dataclass(frozen=True)
+class Adaptation:
+    """A one-operator graph rewritten for torch-directml. ``graph``: the operators that run (every tensor at most
+    6-D, no 64-bit data); ``inputs``: per original input, ``(kind, derived input)`` for each derived input it feeds
+    (``as``: the values themselves, re-typed from UINT32 to INT32 bits and reshaped where the derived tensor says
+    so; ``lo`` / ``hi``: the low / high 32 bits of 64-bit values); ``outputs``: per original output, ``("as",
+    (j,))`` or ``("pair", (lo, hi))``; ``flip_inputs`` / ``flip_outputs``: derived inputs and outputs XORed with
+    0x80000000 on the device (order); ``rank``: inputs and outputs are reshaped (torch tensors cannot be);
+    ``kind``: "lanes", "order" or "rank"."""
+
+    graph: GraphDesc
+    inputs: tuple[tuple[tuple[str, int], ...], ...]
+    outputs: tuple[tuple[str, tuple[int, ...]], ...]
+    flip_inputs: frozenset = frozenset()
+    flip_outputs: frozenset = frozenset()
+    rank: bool = False
+    kind: str = ""
+
+
+def _retyped(td: TensorDesc, data_type=INT32) -> TensorDesc:
+    """``td`` as another DataType of the same element count in its buffer (Sizes and Strides kept)."""
+    from .. import tensors
+
+    elements = tensors.buffer_elements(td)
+    bits = DataType.parse(data_type, "DataType").size_in_bits
+    total = None if td.total_tensor_size_in_bytes == td.minimum_size_in_bytes else (elements * bits + 31) // 32 * 4
+    return TensorDesc(data_type, td.sizes, td.strides, td.flags, total, td.guaranteed_base_offset_alignment)
+
+
+def _packed(td: TensorDesc, sizes) -> TensorDesc:
+    return TensorDesc(td.data_type, [int(s) for s in sizes], None, td.flags)
+
+
+def _present(desc, kind: str) -> list[tuple[str, TensorDesc]]:
+    return [(n, td) for n, td in slots(desc, kind) if td is not None]
+
+
+def _single(graph) -> bool:
+    return len(graph.nodes) == 1 and not graph.intermediate_edges
+
+
+def adapt(graph) -> Adaptation | None:
+    """The rewrite of a one-operator ``graph`` torch-directml needs (module docstring), or None when none applies."""
+    if not _single(graph):
+        return None
+    node = graph.nodes[0]
+    tds = [td for kind in ("input", "output") for _, td in _present(node, kind)]
+    if any(td.dimension_count > MAX_RANK for td in tds):
+        return _rank(graph, node)
+    if getattr(node, "scale_bias", None) is not None or getattr(node, "fused_activation", None) is not None:
+        return None
+    op = node.OPERATOR_TYPE
+    if op in LANE_OPS and any(_wide_data(node, n, td) for kind in ("input", "output") for n, td in
+                              _present(node, kind)):
+        return _lanes(graph, node)
+    if op in ORDER_OPS and (op != "REDUCE" or node.function.name in _ORDER_REDUCTIONS) and any(
+            td.data_type.name == "UINT32" and not _index_field(node, n) for n, td in _present(node, "input")):
+        return _order(graph, node)
+    return None
+
+
+# ----------------------------------------------------------------------------------------------- lanes
+def _wide_data(node, name: str, td) -> bool:
+    return td.data_type.name in WIDE and not _index_field(node, name)
+
+
+def _halves(value: int) -> tuple[int, int]:
+    """A 64-bit attribute's low and high 32 bits, each as a signed int32 value."""
+    bits = int(value) % 2**64
+    lo, hi = bits % 2**32, bits >> 32
+    return lo - 2**32 * (lo >= 2**31), hi - 2**32 * (hi >= 2**31)
+
+
+def _lane_desc(node, half: int):
+    """``node`` with its 64-bit data tensors as INT32 and its typed attribute the ``half`` (0 low, 1 high) of its
+    value."""
+    changes: dict = {}
+    for kind in ("input", "output"):
+        for f in node.schema().fields:
+            if f.kind != kind or not f.is_tensor:
+                continue
+            value = getattr(node, f.py_name)
+            if isinstance(value, tuple):
+                changes[f.py_name] = tuple(_retyped(t) if t is not None and _wide_data(node, f"{f.name}[{i}]", t)
+                                           else t for i, t in enumerate(value))
+            elif value is not None and _wide_data(node, f.name, value):
+                changes[f.py_name] = _retyped(value)
+    op = node.OPERATOR_TYPE
+    data_type = node.output_tensor.data_type.name if getattr(node, "output_tensor", None) is not None else ""
+    if op in ("PADDING", "PADDING1"):
+        from ..descs import Padding1
+        from ..ops import padding, padding1
+
+        # The value the operator writes, in the output's type (PADDING: the FLOAT truncated and saturated).
+        value = int((padding if op == "PADDING" else padding1).value(node, np.dtype(data_type.lower())))
+        return Padding1(input_tensor=changes["input_tensor"], output_tensor=changes["output_tensor"],
+                        padding_mode=node.padding_mode, padding_value_data_type=INT32,
+                        padding_value=_halves(value)[half], start_padding=node.start_padding,
+                        end_padding=node.end_padding)
+    if op == "DIAGONAL_MATRIX1":
+        value = int(np.asarray(node.value, dtype=node.value_data_type.numpy_dtype))
+        changes.update(value_data_type=INT32, value=_halves(value)[half])
+    return replace(node, **changes)
+
+
+def _lanes(graph, node) -> Adaptation:
+    """Two nodes (low and high halves) of ``node``; index and other tensors feed both."""
+    ins = slots(node, "input")
+    outs = slots(node, "output")
+    lo, hi = _lane_desc(node, 0), _lane_desc(node, 1)
+    input_edges, inputs, names = [], [], []
+    by_graph_input: dict[int, int] = {e.graph_input_index: e.to_node_input_index for e in graph.input_edges}
+    for g in range(graph.input_count):
+        slot = by_graph_input[g]
+        name, td = ins[slot]
+        if _wide_data(node, name, td):
+            kinds = []
+            for k, part in enumerate(("lo", "hi")):
+                names.append(f"{graph.input_names[g]}.{part}")
+                input_edges.append(InputEdge(len(names) - 1, k, slot))
+                kinds.append((part, len(names) - 1))
+            inputs.append(tuple(kinds))
+        else:
+            names.append(graph.input_names[g])
+            input_edges += [InputEdge(len(names) - 1, 0, slot), InputEdge(len(names) - 1, 1, slot)]
+            inputs.append((("as", len(names) - 1),))
+    output_edges, outputs, out_names = [], [], []
+    for o in sorted(graph.output_edges, key=lambda e: e.graph_output_index):
+        name, td = outs[o.from_node_output_index]
+        if _wide_data(node, name, td):
+            pair = []
+            for k, part in enumerate(("lo", "hi")):
+                out_names.append(f"{graph.output_names[o.graph_output_index]}.{part}")
+                output_edges.append(OutputEdge(k, o.from_node_output_index, len(out_names) - 1))
+                pair.append(len(out_names) - 1)
+            outputs.append(("pair", tuple(pair)))
+        else:
+            out_names.append(graph.output_names[o.graph_output_index])
+            output_edges.append(OutputEdge(0, o.from_node_output_index, len(out_names) - 1))
+            outputs.append(("as", (len(out_names) - 1,)))
+    derived = GraphDesc((lo, hi), tuple(input_edges), (), tuple(output_edges), tuple(names), tuple(out_names))
+    return Adaptation(derived, tuple(inputs), tuple(outputs), kind="lanes")
+
+
+# ----------------------------------------------------------------------------------------------- order
+def _order(graph, node) -> Adaptation:
+    """``node`` on INT32 tensors holding its UINT32 data XORed with 0x80000000 (module docstring)."""
+    changes: dict = {}
+    flipped: set[str] = set()
+    for f in node.schema().fields:
+        if not f.is_tensor or f.type == "TENSOR_DESC_ARRAY":
+            continue
+        td = getattr(node, f.py_name)
+        if td is not None and td.data_type.name == "UINT32" and not _index_field(node, f.name):
+            changes[f.py_name] = _retyped(td)
+            flipped.add(f.name)
+    derived = GraphDesc.single(replace(node, **changes))
+    inputs = tuple((("as", i),) for i in range(graph.input_count))
+    outputs = tuple(("as", (j,)) for j in range(graph.output_count))
+    return Adaptation(derived, inputs, outputs,
+                      frozenset(i for i, n in enumerate(derived.input_names) if n in flipped),
+                      frozenset(j for j, n in enumerate(derived.output_names) if n in flipped), kind="order")
+
+
+# ----------------------------------------------------------------------------------------------- rank
+def _is_packed(td: TensorDesc) -> bool:
+    return td.strides is None or tuple(td.strides) == td.packed_strides
+
+
+def _rank(graph, node) -> Adaptation | None:
+    tds = [td for kind in ("input", "output") for _, td in _present(node, kind)]
+    if not all(_is_packed(td) for td in tds):
+        return None
+    op = node.OPERATOR_TYPE
+    if op.startswith(("ELEMENT_WISE_", "ACTIVATION_")) and op not in _ACROSS_AXES:
+        if len({tuple(td.sizes) for td in tds}) != 1:
+            return None
+        return _reshaped(graph, node, lambda td: [td.element_count])
+    if op in ("FILL_VALUE_CONSTANT", "FILL_VALUE_SEQUENCE"):  # row-major values: the same flattened
+        return _reshaped(graph, node, lambda td: [td.element_count])
+    if op in ("JOIN", "SPLIT", "REVERSE_SUBSEQUENCES"):
+        return _around_axis(graph, node)
+    if op in _SEPARABLE:
+        return _separable(graph, node)
+    return None
+
+
+def _merged(sizes, axis: int) -> list[int]:
+    """``sizes`` as [product before ``axis``, sizes[axis], product after]."""
+    return [math.prod(sizes[:axis]), sizes[axis], math.prod(sizes[axis + 1:])]
+
+
+def _reshaped(graph, node, shape_of, **attributes) -> Adaptation:
+    """One node: ``node`` with every tensor packed to ``shape_of(td)`` and the given attributes."""
+    changes: dict = dict(attributes)
+    for f in node.schema().fields:
+        if not f.is_tensor:
+            continue
+        value = getattr(node, f.py_name)
+        if isinstance(value, tuple):
+            changes[f.py_name] = tuple(_packed(t, shape_of(t)) for t in value)
+        elif value is not None:
+            changes[f.py_name] = _packed(value, shape_of(value))
+    derived = GraphDesc.single(replace(node, **changes))
+    return Adaptation(derived, tuple((("as", i),) for i in range(graph.input_count)),
+                      tuple(("as", (j,)) for j in range(graph.output_count)), rank=True, kind="rank")
+
+
+def _around_axis(graph, node) -> Adaptation:
+    """JOIN, SPLIT and REVERSE_SUBSEQUENCES treat every position outside their axis alike (they concatenate, cut
+    or reverse along it; SequenceLengths has the input's Sizes with 1 on the axis): the axes before it merge into
+    one, and those after it, so [before, axis, after] computes the same elements."""
+    axis = node.axis
+    return _reshaped(graph, node, lambda td: _merged(td.sizes, axis), axis=1)
+
+
+# Per-axis parameters of the separable operators, (field names of the per-axis tuples, the identity of an axis of
+# input size n): output element k is input element (f_0(k_0), ..., f_r(k_r)) (or the padding value where a k_i
+# falls in a padding), each f_i a function of k_i, axis i's parameters and input size only.
+_SEPARABLE = {
+    "SLICE": (("offsets", "sizes", "strides"), lambda n: (0, n, 1)),
+    "SLICE1": (("input_window_offsets", "input_window_sizes", "input_window_strides"), lambda n: (0, n, 1)),
+    "PADDING": (("start_padding", "end_padding"), lambda n: (0, 0)),
+    "PADDING1": (("start_padding", "end_padding"), lambda n: (0, 0)),
+    "TILE": (("repeats",), lambda n: (1,)),
+}
+
+
+def _separable(graph, node) -> Adaptation | None:
+    """SLICE, SLICE1, PADDING, PADDING1 and TILE index each axis on its own (``_SEPARABLE``), so the operator is
+    the same operator applied to one range of axes after another, the others untouched (identity parameters:
+    a slice of the whole axis with stride 1, no padding, one repeat); a padding value written by an earlier step
+    stays what it is (a later step moves it or writes the same value). In each step the runs of adjacent
+    untouched axes merge into one axis of their product (an identity on an axis of n * m elements is an identity
+    on both). Steps take the axes in ranges of 4 at most, so a step has at most 4 + 2 dimensions; one step when
+    merging alone gets to 6."""
+    names, identity = _SEPARABLE[node.OPERATOR_TYPE]
+    in_sizes = list(node.input_tensor.sizes)
+    out_sizes = list(node.output_tensor.sizes)
+    rank = len(in_sizes)
+    params = [tuple(getattr(node, n)[i] for n in names) for i in range(rank)]
+    touched = [params[i] != identity(in_sizes[i]) for i in range(rank)]
+
+    def step_groups(active: set[int]) -> list[list[int]]:
+        """Axes grouped: each touched axis of ``active`` alone, each run of the other (identity) axes together."""
+        groups: list[list[int]] = []
+        last_alone = True
+        for i in range(rank):
+            alone = touched[i] and i in active
+            if alone or last_alone:
+                groups.append([i])
+            else:
+                groups[-1].append(i)
+            last_alone = alone
+        return groups
+
+    everything = set(range(rank))
+    if len(step_groups(everything)) <= MAX_RANK:
+        ranges = [everything]
+    else:
+        ranges = [set(range(s, min(s + 4, rank))) for s in range(0, rank, 4)]
+    nodes = []
+    current = list(in_sizes)
+    for active in ranges:
+        groups = step_groups(active)
+        if len(groups) > MAX_RANK:
+            return None
+        after = [out_sizes[i] if i in active else current[i] for i in range(rank)]
+        g_in = [math.prod(current[i] for i in g) for g in groups]
+        g_out = [math.prod(after[i] for i in g) for g in groups]
+        g_params = [params[g[0]] if len(g) == 1 and touched[g[0]] and g[0] in active else identity(n)
+                    for g, n in zip(groups, g_in)]
+        changes: dict = {n: tuple(int(p[k]) for p in g_params) for k, n in enumerate(names)}
+        changes["input_tensor"] = _packed(node.input_tensor, g_in)
+        changes["output_tensor"] = _packed(node.output_tensor, g_out)
+        nodes.append(replace(node, **changes))
+        current = after
+    edges = [IntermediateEdge(k, 0, k + 1, 0) for k in range(len(nodes) - 1)]
+    in_slot = next(i for i, (n, _) in enumerate(slots(node, "input")) if n == "InputTensor")
+    out_slot = next(i for i, (n, _) in enumerate(slots(node, "output")) if n == "OutputTensor")
+    derived = GraphDesc(tuple(nodes), (InputEdge(0, 0, in_slot),), tuple(edges),
+                        (OutputEdge(len(nodes) - 1, out_slot, 0),), graph.input_names, graph.output_names)
+    return Adaptation(derived, ((("as", 0),),), (("as", (0,)),), rank=True, kind="rank")
+
+
+# ----------------------------------------------------------------------------------------------- the runner
+FLIP = -2**31  # 0x80000000 as an int32
+
+
+class Adapted:
+    """The torch backend's runner for an :class:`Adaptation`: ``inner`` (a torch.Runner of the derived graph) runs
+    it; this converts the original inputs and outputs at the boundary (CompiledOperator calls these methods as
+    it calls a Runner's)."""
+
+    def __init__(self, adaptation: Adaptation, inner, graph) -> None:
+        self.adaptation = adaptation
+        self.inner = inner
+        self.torch = inner.torch
+        self.device = inner.device
+        self.upcast_float16 = inner.upcast_float16
+        self.graph = graph
+        self._derived_in = adaptation.graph.input_descs()
+        self._derived_out = adaptation.graph.output_descs()
+
+    def fast_path(self, wrap, keys):
+        return None  # every call converts at the boundary
+
+    def to_device(self, name: str, td, value) -> tuple:
+        """The derived inputs ``value`` feeds, on the device (module docstring): a NumPy array re-encoded on the host;
+        a torch tensor (the carrier torch-directml holds it in) passed on, or split on the host for lanes."""
+        from .. import tensors
+
+        torch = self.torch
+        index = self.graph.input_names.index(name.rpartition(".")[2] if name not in self.graph.input_names else name)
+        kinds = self.adaptation.inputs[index]
+        if isinstance(value, torch.Tensor):
+            if self.adaptation.rank:
+                raise UnsupportedValue(
+                    f"{name}: a torch tensor; on torch-directml dmlops runs this operator, whose tensors have more "
+                    f"than {MAX_RANK} dimensions, on a view of at most {MAX_RANK} (torch-directml was measured with up "
+                    f"to {MAX_RANK}), made on the host from NumPy arrays: pass NumPy arrays, or use "
+                    "backend=\"directml\".")
+            if all(kind == "as" for kind, _ in kinds):
+                (_, j), = kinds
+                return (self.inner.to_device(name, self._derived_in[j], value),)
+            # lanes: the int64 carrier's values, split on the host (checked as the carrier path checks them)
+            expected = torch.int64
+            if value.device != self.device or value.dtype != expected:
+                return (self.inner.to_device(name, td, value),)  # says what is wrong
+            tensors.check_array(td, value, name, shape=tuple(value.shape), dtype=td.data_type.numpy_dtype)
+            value = value.contiguous().cpu().numpy().astype(td.data_type.numpy_dtype)
+        array = tensors.numpy_input(td, value, name)
+        out = []
+        for kind, j in kinds:
+            dtd = self._derived_in[j]
+            if kind == "lo":
+                part = array.astype(np.int32)  # C conversion: the low 32 bits
+            elif kind == "hi":
+                part = (array.view(np.uint64) >> np.uint64(32)).astype(np.int32)
+            else:
+                part = array.astype(dtd.data_type.numpy_dtype) if dtd.data_type != td.data_type else array
+                if self.adaptation.rank and not tensors.is_strided(dtd):
+                    part = part.reshape(dtd.sizes)
+            out.append(self.inner.to_device(name, dtd, part))
+        return tuple(out)
+
+    def __call__(self, feed: list) -> list:
+        torch = self.torch
+        flat = [v for values in feed for v in values]
+        if self.adaptation.flip_inputs:
+            with torch.no_grad():
+                flat = [v ^ FLIP if i in self.adaptation.flip_inputs else v for i, v in enumerate(flat)]
+        outs = self.inner(flat)
+        if self.adaptation.flip_outputs:
+            with torch.no_grad():
+                outs = [v ^ FLIP if j in self.adaptation.flip_outputs else v for j, v in enumerate(outs)]
+        return [tuple(outs[j] for j in derived) for _, derived in self.adaptation.outputs]
+
+    def fresh(self, outs: list, feed: list) -> list:
+        """Outputs never share memory with an input (the inner runner's rule, on the derived tensors)."""
+        flat_in = [v for values in feed for v in values]
+        flat_out = [v for values in outs for v in values]
+        fresh = iter(self.inner.fresh(flat_out, flat_in))
+        return [tuple(next(fresh) for _ in values) for values in outs]
+
+    def _host(self, name: str, td, values: tuple) -> np.ndarray:
+        """An output's values on the host in ``td``'s type and form (lanes joined)."""
+        index = self.graph.output_names.index(name.rpartition(".")[2] if name not in self.graph.output_names
+                                              else name)
+        kind, derived = self.adaptation.outputs[index]
+        if kind == "pair":
+            lo, hi = (v.cpu().numpy() for v in values)
+            bits = (hi.astype(np.int64) << np.int64(32)) | (lo.astype(np.int64) & np.int64(0xFFFFFFFF))
+            return bits.astype(td.data_type.numpy_dtype)  # C conversion: the 64 bits
+        # the inner runner's own output check (a carried index output beyond its carrier is refused there)
+        array = self.inner.host_output(name, self._derived_out[derived[0]], values[0])
+        if array.dtype != td.data_type.numpy_dtype:
+            array = array.astype(td.data_type.numpy_dtype)  # INT32 bits of UINT32 (order)
+        if self.adaptation.rank:
+            array = array.reshape(td.sizes)
+        return array
+
+    def to_numpy(self, name: str, td, values: tuple) -> np.ndarray:
+        from .. import tensors
+
+        return tensors.numpy_output(td, self._host(name, td, values))
+
+    def torch_output(self, name: str, td, values: tuple):
+        """An output for a caller who passed torch tensors: on the device, in the carrier the inputs came in (lanes
+        joined on the host and moved back: int64 values keep their bits in a move)."""
+        index = self.graph.output_names.index(name.rpartition(".")[2] if name not in self.graph.output_names
+                                              else name)
+        kind, _ = self.adaptation.outputs[index]
+        if kind == "pair":
+            return self.torch.from_numpy(np.ascontiguousarray(self._host(name, td, values)).view(np.int64)).to(
+                self.device)
+        return self.inner.torch_output(name, self._derived_out[self.adaptation.outputs[index][1][0]], values[0])
+
+
+__all__ = ["Adaptation", "Adapted", "LANE_OPS", "ORDER_OPS", "adapt"]
