@@ -295,6 +295,49 @@ def test_uint32_bits_of_any_value_travel_through_operators_exact_on_bits(dml):
     assert got.dtype == np.uint32 and got.tolist() == (a + b).tolist()  # wraps modulo 2**32 as DirectML does
 
 
+def _u(*values, t="UINT32"):
+    return np.array(values, np.dtype(t.lower()))
+
+
+U16, U32 = T("UINT16", [4]), T("UINT32", [4])
+TOP = _u(2**32 - 1, 2**31, 2**31 + 7, 3)
+
+
+@pytest.mark.parametrize("desc, inputs", [
+    (dmlops.ElementWiseBitShiftLeft(a_tensor=U32, b_tensor=U32, output_tensor=U32),
+     {"ATensor": TOP, "BTensor": _u(1, 33, 2**32 - 1, 31)}),  # counts modulo 32: 33 is 1, 2**32 - 1 is 31
+    (dmlops.ElementWiseBitShiftLeft(a_tensor=U16, b_tensor=U16, output_tensor=U16),
+     {"ATensor": _u(65535, 3, 2**15, 7, t="UINT16"), "BTensor": _u(1, 15, 1, 65535, t="UINT16")}),
+    (dmlops.ElementWiseBitShiftRight(a_tensor=U32, b_tensor=U32, output_tensor=U32),
+     {"ATensor": TOP, "BTensor": _u(1, 0, 2**32 - 1, 33)}),  # logical: no sign bit comes in
+    (dmlops.ElementWiseBitShiftRight(a_tensor=U16, b_tensor=U16, output_tensor=U16),
+     {"ATensor": _u(65535, 3, 2**15, 7, t="UINT16"), "BTensor": _u(1, 15, 15, 65535, t="UINT16")}),
+    (dmlops.ElementWiseBitCount(input_tensor=U32, output_tensor=T("UINT8", [4])), {"InputTensor": TOP}),
+    (dmlops.DiagonalMatrix1(input_tensor=T("UINT32", [2, 2]), output_tensor=T("UINT32", [2, 2]),
+                            value_data_type="UINT32", value=2**32 - 2, diagonal_fill_begin=0, diagonal_fill_end=1),
+     {"InputTensor": TOP.reshape(2, 2)}),
+    *[(dmlops.Reduce(function=f, input_tensor=T("UINT32", [2, 2]), output_tensor=T("UINT32", [2, 1]), axes=[1]),
+       {"InputTensor": TOP.reshape(2, 2)}) for f in ("SUM", "MULTIPLY", "SUM_SQUARE")],
+    (module("FOLD").SAMPLES[[s.name for s in module("FOLD").SAMPLES].index("uint32_overlap_wraps")].desc, None),
+], ids=["shift_left_uint32", "shift_left_uint16", "shift_right_uint32", "shift_right_uint16", "bit_count", "diagonal_matrix1", "reduce_sum", "reduce_multiply",
+        "reduce_sum_square", "fold"])
+def test_more_operators_exact_on_uint32_bits_take_any_value(dml, desc, inputs):
+    if inputs is None:  # a sample's own inputs (FOLD: overlapping 2**32 - 1 sums wrap)
+        inputs = module(desc.OPERATOR_TYPE).SAMPLES[[s.desc for s in module(desc.OPERATOR_TYPE).SAMPLES].index(
+            desc)].inputs
+    got = _compile(desc)(inputs)
+    want = dmlops.compile(desc, backend="reference")(inputs)
+    for name in want:
+        np.testing.assert_array_equal(got[name], want[name], strict=True)
+
+
+def test_reductions_that_are_not_modular_still_refuse_the_top_bit(dml):
+    l1 = dmlops.Reduce(function="L1", input_tensor=T("UINT32", [2, 2]), output_tensor=T("UINT32", [2, 1]), axes=[1])
+    with pytest.raises(dmlops.UnsupportedValue, match=r"^REDUCE\.InputTensor: element \(0, 0\) is 4294967295; on "
+                                                      r"torch-directml dmlops carries UINT32 in int32 tensors"):
+        _compile(l1)(input_tensor=TOP.reshape(2, 2))
+
+
 def test_int64_data_goes_only_where_32_bit_arithmetic_is_exact(dml):
     maximum = dmlops.ElementWiseMax(a_tensor=T("INT64", [3]), b_tensor=T("INT64", [3]), output_tensor=T("INT64", [3]))
     op = _compile(maximum)

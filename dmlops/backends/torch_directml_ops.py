@@ -119,7 +119,14 @@ BITS_OPS = frozenset({
     "ONE_HOT", "ELEMENT_WISE_IDENTITY", "ELEMENT_WISE_ADD", "ELEMENT_WISE_SUBTRACT", "ELEMENT_WISE_MULTIPLY",
     "ELEMENT_WISE_BIT_AND", "ELEMENT_WISE_BIT_OR", "ELEMENT_WISE_BIT_XOR", "ELEMENT_WISE_BIT_NOT",
     "ELEMENT_WISE_LOGICAL_AND", "ELEMENT_WISE_LOGICAL_OR", "ELEMENT_WISE_LOGICAL_XOR", "ELEMENT_WISE_LOGICAL_NOT",
-    "ELEMENT_WISE_LOGICAL_EQUALS", "CUMULATIVE_SUMMATION", "CUMULATIVE_PRODUCT", "NONZERO_COORDINATES"})
+    "ELEMENT_WISE_LOGICAL_EQUALS", "CUMULATIVE_SUMMATION", "CUMULATIVE_PRODUCT", "NONZERO_COORDINATES",
+    # a << (b mod 32) in 32 bits (UINT16 keeps the low 16), a logical >> of the carrier's bits (their lowering's
+    # int32 branch), a population count of the bits, sums of overlapping windows, a select of input elements and
+    # Value (as bits), and REDUCE's modular functions below
+    "ELEMENT_WISE_BIT_SHIFT_LEFT", "ELEMENT_WISE_BIT_SHIFT_RIGHT", "ELEMENT_WISE_BIT_COUNT", "FOLD",
+    "DIAGONAL_MATRIX1", "REDUCE"})
+# REDUCE computes modulo 2**32 only for these (the others divide, take roots, absolute values or compare).
+_MODULAR_REDUCTIONS = ("SUM", "MULTIPLY", "SUM_SQUARE")
 # Operators without inputs, which dmlops computes with NumPy or on the CPU and moves to the device (a move keeps
 # every bit, int64 ones included): their outputs carry the bits of any value of any DataType.
 HOST_OPS = frozenset({"FILL_VALUE_CONSTANT", "FILL_VALUE_SEQUENCE", "DIAGONAL_MATRIX"})
@@ -130,6 +137,8 @@ def bits_field(node, name: str) -> bool:
     HOST_OPS."""
     if node.OPERATOR_TYPE in HOST_OPS:
         return True
+    if node.OPERATOR_TYPE == "REDUCE" and node.function.name not in _MODULAR_REDUCTIONS:
+        return False
     return (node.OPERATOR_TYPE in BITS_OPS and not _index_field(node, name)
             and getattr(node, "scale_bias", None) is None)
 

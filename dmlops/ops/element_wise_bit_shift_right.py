@@ -63,6 +63,13 @@ def to_torch(desc, torch, x):
         high = torch.bitwise_left_shift(torch.ones_like(v), 64 - s) - 1  # the 64 - s low bits (s = 0: all)
         r = torch.bitwise_right_shift(v, s) & torch.where(s == 0, torch.full_like(v, -1), high)
         return {"OutputTensor": r.view(torch.uint64)}
+    if a.dtype == torch.int32:  # UINT16/UINT32 in their int32 carrier (torch-directml): a logical shift of the bits
+        s = B.torch_and(torch, b, 31)
+        # the 32 - s low bits: 2**(32 - s) - 1 as int32 bits (s = 0: all of them, -1)
+        table = torch.tensor([2**(32 - k) - 1 - (2**32 if k == 0 else 0) for k in range(32)], dtype=torch.int32,
+                             device=a.device)
+        keep = torch.index_select(table, 0, s.reshape(-1)).reshape(s.shape)
+        return {"OutputTensor": torch.bitwise_and(torch.bitwise_right_shift(a, s), keep)}
     v, s = a.to(torch.int64), B.torch_and(torch, b.to(torch.int64), 31)
     r = torch.bitwise_right_shift(v, s)
     return {"OutputTensor": r.to(a.dtype)}
