@@ -243,3 +243,81 @@ def test_indices_beyond_int32_are_saturated_where_the_operator_bounds_them(dml, 
         # a torch tensor is the caller's carrier, checked as it is (saturating it would compute on the host)
         op({**{k: torch.from_numpy(v).to(dml.torch_device) for k, v in inputs.items() if k != index},
             index: on_device.to(dml.torch_device)})
+
+
+# ----------------------------------------------------------------------------------------------- pairs
+def _wide_values(t, count, seed):
+    """Extremes, values around the 32-bit digit boundaries, and random 64-bit patterns, shuffled."""
+    info = np.iinfo(np.dtype(t.lower()))
+    edges = [info.min, info.max, 0, 1, 2**31 - 1, 2**31, 2**32 - 1, 2**32, 2**32 + 1, 2**63 - 1]
+    edges += [-1, -2**31, -2**31 - 1, -2**32, 2**40 + 3] if t == "INT64" else [2**63, 2**64 - 2**32, 2**64 - 2]
+    rng = np.random.default_rng(seed)
+    bits = rng.integers(0, 2**64, size=count, dtype=np.uint64, endpoint=False)
+    out = np.concatenate([np.array(edges, dtype=object).astype(np.dtype(t.lower())),
+                          bits.view(np.dtype(t.lower()))[:count - len(edges)]])
+    rng.shuffle(out)
+    return out
+
+
+PAIR_BINARY = ["ElementWiseAdd", "ElementWiseSubtract", "ElementWiseMultiply", "ElementWiseMax", "ElementWiseMin",
+               "ElementWiseLogicalEquals", "ElementWiseLogicalGreaterThan", "ElementWiseLogicalGreaterThanOrEqual",
+               "ElementWiseLogicalLessThan", "ElementWiseLogicalLessThanOrEqual"]
+
+
+@pytest.mark.parametrize("t", ["INT64", "UINT64"])
+@pytest.mark.parametrize("name", PAIR_BINARY)
+def test_64_bit_element_wise_arithmetic_and_comparisons_are_exact_in_int32_pairs(dml, t, name):
+    n = 64
+    a, b = _wide_values(t, n, 1), _wide_values(t, n, 2)
+    b[:8] = a[:8]  # ties, for the comparisons
+    b[8:12] = a[8:12] ^ np.array(1, a.dtype)  # equal high halves
+    out_type = "UINT8" if "Logical" in name else t
+    desc = getattr(dmlops, name)(a_tensor=T(t, [n]), b_tensor=T(t, [n]), output_tensor=T(out_type, [n]))
+    _same_as_reference(desc, {"ATensor": a, "BTensor": b}, "pairs")
+
+
+@pytest.mark.parametrize("t", ["INT64", "UINT64"])
+def test_64_bit_unary_operators_clips_shifts_and_counts_are_exact_in_int32_pairs(dml, t):
+    n = 48
+    x = _wide_values(t, n, 3)
+    for cls in [dmlops.ElementWiseSign] + ([dmlops.ElementWiseNegate, dmlops.ElementWiseAbs] if t == "INT64" else []):
+        _same_as_reference(cls(input_tensor=T(t, [n]), output_tensor=T(t, [n])), {"InputTensor": x}, "pairs")
+    for out in ("UINT8", "UINT32"):
+        _same_as_reference(dmlops.ElementWiseBitCount(input_tensor=T(t, [n]), output_tensor=T(out, [n])),
+                           {"InputTensor": x}, "pairs")
+    lo, hi = (-2**40, 2**33 + 5) if t == "INT64" else (2**31, 2**63 + 9)
+    dy = _wide_values(t, n, 4)
+    for clip in (dmlops.ElementWiseClip1(input_tensor=T(t, [n]), output_tensor=T(t, [n]), min_max_data_type=t,
+                                         min=lo, max=hi),
+                 dmlops.ElementWiseClip(input_tensor=T(t, [n]), output_tensor=T(t, [n]), min=-1e12, max=3e18)):
+        _same_as_reference(clip, {"InputTensor": x}, "pairs")
+    grad = dmlops.ElementWiseClipGrad1(input_tensor=T(t, [n]), input_gradient_tensor=T(t, [n]),
+                                       output_gradient_tensor=T(t, [n]), min_max_data_type=t, min=lo, max=hi)
+    _same_as_reference(grad, {"InputTensor": x, "InputGradientTensor": dy}, "pairs")
+    grad = dmlops.ElementWiseClipGrad(input_tensor=T(t, [n]), input_gradient_tensor=T(t, [n]),
+                                      output_gradient_tensor=T(t, [n]), min=-1e12, max=3e18)
+    _same_as_reference(grad, {"InputTensor": x, "InputGradientTensor": dy}, "pairs")
+    if t == "UINT64":  # DirectML's shifts take unsigned types: counts 0 to 70 and beyond 2**32 (low half read)
+        counts = np.concatenate([np.arange(n - 4, dtype=np.uint64), np.array([2**32 + 3, 2**40, 2**64 - 1, 96],
+                                                                                np.uint64)])
+        for cls in (dmlops.ElementWiseBitShiftLeft, dmlops.ElementWiseBitShiftRight):
+            _same_as_reference(cls(a_tensor=T(t, [n]), b_tensor=T(t, [n]), output_tensor=T(t, [n])),
+                               {"ATensor": x, "BTensor": counts}, "pairs")
+
+
+def test_pairs_read_strided_inputs_and_take_int64_torch_tensors(dml):
+    # B broadcast along rows (zero strides), A column-major: each lane is read through the same Strides.
+    add = dmlops.ElementWiseAdd(a_tensor=T("UINT64", [2, 3], [1, 2]), b_tensor=T("UINT64", [2, 3], [0, 1]),
+                                output_tensor=T("UINT64", [2, 3]))
+    a = np.array([2**64 - 1, 2**32, 5, 2**63, 2**32 - 1, 0], np.uint64)
+    b = np.array([1, 2**32 - 1, 2**63], np.uint64)
+    _same_as_reference(add, {"ATensor": a, "BTensor": b}, "pairs")
+    mul = dmlops.ElementWiseMultiply(a_tensor=T("INT64", [3]), b_tensor=T("INT64", [3]), output_tensor=T("INT64", [3]))
+    op = _compile(mul)
+    x, y = torch.tensor([-2**63, 2**40 + 1, -3]), torch.tensor([-1, 2**30 + 7, 2**62])
+    got = op(a_tensor=x.to(dml.torch_device), b_tensor=y.to(dml.torch_device))["OutputTensor"]
+    assert type(got) is dd.DmlTensor and got.dtype == torch.int64
+    assert got.cpu().tolist() == (x * y).tolist()  # wraps modulo 2**64 as torch's CPU int64 does
+    with pytest.raises(dmlops.DmlOpsError, match=r"ELEMENT_WISE_MULTIPLY\.ATensor: expected INT64 data \(torch\.int64 "
+                                                 r"\(torch-directml has no unsigned .*got torch\.int32"):
+        op(a_tensor=x.to(torch.int32).to(dml.torch_device), b_tensor=y.to(dml.torch_device))

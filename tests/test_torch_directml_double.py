@@ -234,20 +234,17 @@ def test_dmlops_reaches_the_double_through_its_own_device_choice(dml):
 
 
 def test_refusals_name_the_operator_the_field_the_reason_and_backend_directml(dml):
-    add = dmlops.ElementWiseAdd(a_tensor=T("INT64", [4]), b_tensor=T("INT64", [4]), output_tensor=T("INT64", [4]))
+    # 64-bit division has no exact 32-bit rewrite in dmlops (ADD and the like run in pairs: test_torch_directml_adapt)
+    div = dmlops.ElementWiseDivide(a_tensor=T("INT64", [4]), b_tensor=T("INT64", [4]), output_tensor=T("INT64", [4]))
     with pytest.raises(dmlops.DmlOpsError) as e:
-        _compile(add)
+        _compile(div)
+    why = ("DataType INT64; torch-directml computes 64-bit integers in 32 bits (int64 [2**40 + 1] + 1 gives [2]) and "
+           "has no uint64 tensors, so dmlops takes INT64 and UINT64 there only for index, length and count tensors "
+           "and for operators that only move, select or compare them.")
     assert str(e.value) == (
-        "torch-directml cannot run this safely: ELEMENT_WISE_ADD.ATensor: DataType INT64; torch-directml computes "
-        "64-bit integers in 32 bits (int64 [2**40 + 1] + 1 gives [2]) and has no uint64 tensors, so dmlops takes "
-        "INT64 and UINT64 there only for index, length and count tensors and for operators that only move, select "
-        "or compare them. ELEMENT_WISE_ADD.BTensor: DataType INT64; torch-directml computes 64-bit integers in 32 "
-        "bits (int64 [2**40 + 1] + 1 gives [2]) and has no uint64 tensors, so dmlops takes INT64 and UINT64 there "
-        "only for index, length and count tensors and for operators that only move, select or compare them. "
-        "ELEMENT_WISE_ADD.OutputTensor: DataType INT64; torch-directml computes 64-bit integers in 32 bits (int64 "
-        "[2**40 + 1] + 1 gives [2]) and has no uint64 tensors, so dmlops takes INT64 and UINT64 there only for "
-        "index, length and count tensors and for operators that only move, select or compare them. Use "
-        "backend=\"directml\" (DirectML's own operator) or backend=\"onnxruntime\" (its DirectML provider).")
+        f"torch-directml cannot run this safely: ELEMENT_WISE_DIVIDE.ATensor: {why} ELEMENT_WISE_DIVIDE.BTensor: "
+        f"{why} ELEMENT_WISE_DIVIDE.OutputTensor: {why} Use backend=\"directml\" (DirectML's own operator) or "
+        "backend=\"onnxruntime\" (its DirectML provider).")
     cast = dmlops.Cast(input_tensor=T("FLOAT64", [2]), output_tensor=T("FLOAT32", [2]))
     with pytest.raises(dmlops.DmlOpsError, match=r"CAST\.InputTensor: DataType FLOAT64; torch-directml computes "
                                                  r"nothing in float64 .*backend=\"directml\""):
@@ -339,14 +336,19 @@ def test_reductions_that_are_not_modular_still_refuse_the_top_bit(dml):
 
 
 def test_int64_data_goes_only_where_32_bit_arithmetic_is_exact(dml):
-    maximum = dmlops.ElementWiseMax(a_tensor=T("INT64", [3]), b_tensor=T("INT64", [3]), output_tensor=T("INT64", [3]))
-    op = _compile(maximum)
-    a, b = np.array([-2**31, 5, 2**31 - 1], np.int64), np.array([3, -7, 0], np.int64)
-    assert op(a_tensor=a, b_tensor=b)["OutputTensor"].tolist() == [3, 5, 2**31 - 1]
-    with pytest.raises(dmlops.DmlOpsError, match=r"^ELEMENT_WISE_MAX\.ATensor: element \(0,\) is -2147483649; .*takes "
+    # TOP_K1 only compares its data (RANGE_CLOSED_64): INT64 values within int32 run, others are refused by name.
+    top = dmlops.TopK1(input_tensor=T("INT64", [3]), output_value_tensor=T("INT64", [2]),
+                       output_index_tensor=T("UINT32", [2]), axis=0, k=2, axis_direction="DECREASING")
+    op = _compile(top)
+    got = op(input_tensor=np.array([-2**31, 5, 2**31 - 1], np.int64))
+    assert got["OutputValueTensor"].tolist() == [2**31 - 1, 5] and got["OutputIndexTensor"].tolist() == [2, 1]
+    with pytest.raises(dmlops.DmlOpsError, match=r"^TOP_K1\.InputTensor: element \(0,\) is -2147483649; .*takes "
                                                  r"-2\*\*31 to 2\*\*31 - 1 only"):
-        op(a_tensor=np.array([-2**31 - 1, 0, 0], np.int64), b_tensor=b)
-    clip = dmlops.ElementWiseClip(input_tensor=T("INT64", [2]), output_tensor=T("INT64", [2]), min=-1e12, max=5.0)
+        op(input_tensor=np.array([-2**31 - 1, 0, 0], np.int64))
+    # CLIP of INT64 runs in pairs (test_torch_directml_adapt) but for a strided output, which pairs do not write:
+    # then only the 32-bit path is left, which a bound beyond 32 bits rules out.
+    clip = dmlops.ElementWiseClip(input_tensor=T("INT64", [2]), output_tensor=T("INT64", [2], [2]), min=-1e12,
+                                  max=5.0)
     with pytest.raises(dmlops.DmlOpsError, match=r"ELEMENT_WISE_CLIP\.InputTensor: DataType INT64; .* \(this one has an "
                                                  r"attribute beyond 32 bits\)\."):
         _compile(clip)

@@ -20,7 +20,7 @@ from ..errors import DmlOpsError
 from ..lower import lower_torch, torch_lowering
 from ..types import DataType
 from . import parse_device, plan
-from .torch_directml_adapt import Adapted, adapt
+from .torch_directml_adapt import Adapted, adapt, inner_runner
 from .torch_directml_ops import (CARRIERS, FALLBACK, TO_DIRECTML, bits_field, carry, descriptor_problems,
                                  saturating_field, uncarry, workarounds)
 
@@ -513,8 +513,12 @@ def build(graph, device: str, torch_device):
     refused."""
     if parse_device(device, "torch")[0] == "dml":
         adaptation = adapt(graph)
-        if adaptation is not None and not descriptor_problems(adaptation.graph):
-            return Adapted(adaptation, Runner(adaptation.graph, device, torch_device), graph)
+        if adaptation is not None and (adaptation.compute is not None or not descriptor_problems(adaptation.graph)):
+            import torch
+
+            label = graph.nodes[0].OPERATOR_TYPE
+            inner = inner_runner(adaptation, lambda g: Runner(g, device, torch_device), torch, torch_device, label)
+            return Adapted(adaptation, inner, graph)
         found = descriptor_problems(graph)
         if found:
             raise DmlOpsError("torch-directml cannot run this safely: " + " ".join(found) + " " + TO_DIRECTML)

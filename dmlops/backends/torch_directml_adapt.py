@@ -17,6 +17,10 @@ torch_directml_ops.carry does.
   int32's (0 -> -2**31, 2**32 - 1 -> 2**31 - 1), one to one, so the same operator on INT32 tensors of the flipped
   bits compares exactly as DirectML compares the uint32 values; the values it selects are flipped back. The flip
   is an int32 XOR on the device.
+* **Pairs** (64-bit data of element-wise operators that compute on it: ADD, SUBTRACT, MULTIPLY, NEGATE, ABS, SIGN,
+  MAX, MIN, the comparisons, CLIP / CLIP_GRAD (and their 1 versions), BIT_COUNT, BIT_SHIFT_LEFT / RIGHT): the
+  values travel in lanes as above, and the operator is computed on the (low, high) int32 pairs with 32-bit
+  operations whose results are exact (:mod:`_pairs` below states each rule), on the device.
 * **Rank** (tensors of more than 6 dimensions, packed): the operator as one or more operators on at most 6
   dimensions, axes merged where the operator treats them alike (each rule is in its function below), the
   inputs and outputs reshaped on the host (a view of the same values, NumPy inputs and outputs only: a torch
@@ -26,10 +30,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
-from ..errors import UnsupportedValue
+from ..errors import DmlOpsError, UnsupportedValue
 from ..graph import GraphDesc, InputEdge, IntermediateEdge, OutputEdge, slots
 from ..types import DataType, TensorDesc
 from .torch_directml_ops import MAX_RANK, _index_field
@@ -76,6 +81,11 @@ class Adaptation:
     flip_outputs: frozenset = frozenset()
     rank: bool = False
     kind: str = ""
+    # "pairs": the derived inputs' and outputs' TensorDescs, and the function of torch and the derived inputs (int32
+    # lanes, logical) that computes the derived outputs; ``graph`` is then the original one.
+    derived_in: tuple = ()
+    derived_out: tuple = ()
+    compute: Any = None
 
 
 def _retyped(td: TensorDesc, data_type=INT32) -> TensorDesc:
@@ -114,6 +124,9 @@ def adapt(graph) -> Adaptation | None:
     if op in LANE_OPS and any(_wide_data(node, n, td) for kind in ("input", "output") for n, td in
                               _present(node, kind)):
         return _lanes(graph, node)
+    if op in PAIR_OPS and all(td.data_type.name in WIDE for _, td in _present(node, "input")) and not any(
+            _strided(td) for _, td in _present(node, "output")):
+        return _pairs(graph, node)
     if op in ORDER_OPS and (op != "REDUCE" or node.function.name in _ORDER_REDUCTIONS) and any(
             td.data_type.name == "UINT32" and not _index_field(node, n) for n, td in _present(node, "input")):
         return _order(graph, node)
@@ -221,6 +234,282 @@ def _order(graph, node) -> Adaptation:
     return Adaptation(derived, inputs, outputs,
                       frozenset(i for i, n in enumerate(derived.input_names) if n in flipped),
                       frozenset(j for j, n in enumerate(derived.output_names) if n in flipped), kind="order")
+
+
+# ----------------------------------------------------------------------------------------------- pairs
+# A 64-bit value v is the pair (lo, hi) of int32 tensors holding its low and high 32 bits: v = hi * 2**32 +
+# (lo mod 2**32), hi read signed for INT64 and unsigned for UINT64. Every operation below is an int32 operation
+# whose result is exact modulo 2**32 (add, multiply, bit operations, where, comparisons of int32 values), so each
+# rule is the schoolbook one for two 32-bit digits:
+#
+# * unsigned order of int32 bits: x <u y  <=>  (x ^ 0x80000000) < (y ^ 0x80000000) (the flip maps 0 .. 2**32 - 1
+#   onto -2**31 .. 2**31 - 1 in order);
+# * a < b  <=>  hi_a < hi_b (signed for INT64, unsigned for UINT64), or hi_a == hi_b and lo_a <u lo_b;
+# * a + b: lo = lo_a + lo_b (mod 2**32); the low digit carried iff lo <u lo_a; hi = hi_a + hi_b + carry (mod 2**32):
+#   the sum modulo 2**64, which is DirectML's wrapping ADD;
+# * -a = ~a + 1: lo = ~lo_a + 1, which carries into the high digit iff lo_a == 0 (then lo == 0): hi = ~hi_a + carry;
+#   a - b = a + (-b) modulo 2**64;
+# * a * b modulo 2**64 = lo_a * lo_b + (lo_a * hi_b + hi_a * lo_b) * 2**32: the cross terms only change hi (their
+#   int32 products modulo 2**32 suffice), and lo_a * lo_b in full is the four products of 16-bit halves, each below
+#   2**32 (an int32 product's bits), added as pairs: p00 + p01 * 2**16 + p10 * 2**16 + p11 * 2**32, where
+#   p * 2**16 is the pair (p << 16, p >>> 16). Two's complement multiplication is the same modulo 2**64 for INT64;
+# * x >>> k (logical, 0 <= k < 32) = (x >> k) & (2**(32 - k) - 1); x << k = x * 2**k modulo 2**32;
+# * shifts of UINT64 by c (DirectML: the count's low 32 bits c; c < 32 shifts across the halves, any other count by
+#   32 + c mod 32, as _bits.np_shift_count64 reads DirectML's vectors): left by k < 32: lo << k, (hi << k) | (lo >>> (32
+#   - k)); by 32 + k: 0, lo << k; right mirrors it;
+# * SIGN, ABS, MAX, MIN, CLIP, CLIP_GRAD and the comparisons select with these comparisons (bounds as pairs of
+#   the attribute's value in the tensor's type); BIT_COUNT adds the two halves' counts.
+PAIR_OPS = frozenset({
+    "ELEMENT_WISE_ADD", "ELEMENT_WISE_SUBTRACT", "ELEMENT_WISE_MULTIPLY", "ELEMENT_WISE_NEGATE", "ELEMENT_WISE_ABS",
+    "ELEMENT_WISE_SIGN", "ELEMENT_WISE_MAX", "ELEMENT_WISE_MIN", "ELEMENT_WISE_LOGICAL_EQUALS",
+    "ELEMENT_WISE_LOGICAL_GREATER_THAN", "ELEMENT_WISE_LOGICAL_GREATER_THAN_OR_EQUAL",
+    "ELEMENT_WISE_LOGICAL_LESS_THAN", "ELEMENT_WISE_LOGICAL_LESS_THAN_OR_EQUAL", "ELEMENT_WISE_CLIP",
+    "ELEMENT_WISE_CLIP1", "ELEMENT_WISE_CLIP_GRAD", "ELEMENT_WISE_CLIP_GRAD1", "ELEMENT_WISE_BIT_COUNT",
+    "ELEMENT_WISE_BIT_SHIFT_LEFT", "ELEMENT_WISE_BIT_SHIFT_RIGHT"})
+
+
+def _strided(td: TensorDesc) -> bool:
+    from .. import tensors
+
+    return tensors.is_strided(td)
+
+
+def _pairs(graph, node) -> Adaptation:
+    """Each 64-bit input as (lo, hi) lanes, the operator computed on the pairs (``_pair_compute``)."""
+    derived_in: list = []
+    inputs = []
+    for td in graph.input_descs():
+        lane = _retyped(td)
+        inputs.append((("lo", len(derived_in)), ("hi", len(derived_in) + 1)))
+        derived_in += [lane, lane]
+    derived_out: list = []
+    outputs: list = []
+    for td in graph.output_descs():
+        if td.data_type.name in WIDE:
+            outputs.append(("pair", (len(derived_out), len(derived_out) + 1)))
+            derived_out += [_retyped(td)] * 2
+        else:
+            outputs.append(("as", (len(derived_out),)))
+            derived_out.append(td)
+    signed = graph.input_descs()[0].data_type.name == "INT64"
+    compute = _PairCompute(node, signed, tuple(graph.input_names), tuple(graph.output_names),
+                           tuple(td.data_type.name in WIDE for td in graph.output_descs()))
+    return Adaptation(graph, tuple(inputs), tuple(outputs), kind="pairs", derived_in=tuple(derived_in),
+                      derived_out=tuple(derived_out), compute=compute)
+
+
+class _PairCompute:
+    """The function of a "pairs" adaptation: derived inputs (lanes) in, derived outputs out (module comments)."""
+
+    def __init__(self, node, signed: bool, in_names, out_names, wide) -> None:
+        self.node, self.signed, self.in_names, self.out_names, self.wide = node, signed, in_names, out_names, wide
+
+    def __call__(self, torch, lanes: list) -> list:
+        x = {name: (lanes[2 * i], lanes[2 * i + 1]) for i, name in enumerate(self.in_names)}
+        y = _PAIR_FUNCTIONS[self.node.OPERATOR_TYPE](_Pairs(torch, self.signed, lanes[0]), self.node, x)
+        out: list = []
+        for name, wide in zip(self.out_names, self.wide):
+            out.extend(y[name] if wide else (y[name],))
+        return out
+
+
+class _Pairs:
+    """int32 operations on (lo, hi) pairs (module comments above PAIR_OPS)."""
+
+    def __init__(self, torch, signed: bool, like) -> None:
+        self.torch, self.signed, self.device = torch, signed, like.device
+
+    def const(self, value: int) -> tuple:
+        lo, hi = _halves(value)
+        torch = self.torch
+        return (torch.full((), lo, dtype=torch.int32, device=self.device),
+                torch.full((), hi, dtype=torch.int32, device=self.device))
+
+    def ult(self, x, y):
+        return (x ^ FLIP) < (y ^ FLIP)
+
+    def lt(self, a, b):
+        high = a[1] < b[1] if self.signed else self.ult(a[1], b[1])
+        return high | ((a[1] == b[1]) & self.ult(a[0], b[0]))
+
+    def eq(self, a, b):
+        return (a[0] == b[0]) & (a[1] == b[1])
+
+    def where(self, c, a, b) -> tuple:
+        torch = self.torch
+        return (torch.where(c, a[0], b[0]).to(torch.int32), torch.where(c, a[1], b[1]).to(torch.int32))
+
+    def add(self, a, b) -> tuple:
+        lo = a[0] + b[0]
+        return lo, a[1] + b[1] + self.ult(lo, a[0]).to(self.torch.int32)
+
+    def neg(self, a) -> tuple:
+        lo = self.torch.bitwise_not(a[0]) + 1
+        return lo, self.torch.bitwise_not(a[1]) + (lo == 0).to(self.torch.int32)
+
+    def logical_right(self, x, k):
+        """x >>> k for int32 bits, 0 <= k < 32 (a tensor or an int)."""
+        torch = self.torch
+        if isinstance(k, int):
+            return torch.bitwise_and(torch.bitwise_right_shift(x, k), (2**(32 - k) - 1) - (2**32 if k == 0 else 0))
+        table = torch.tensor([2**(32 - j) - 1 - (2**32 if j == 0 else 0) for j in range(32)], dtype=torch.int32,
+                             device=x.device)
+        keep = torch.index_select(table, 0, k.reshape(-1)).reshape(k.shape)
+        return torch.bitwise_and(torch.bitwise_right_shift(x, k), keep)
+
+    def mul32(self, x, y) -> tuple:
+        """The full 64-bit product of two unsigned 32-bit digits, as a pair."""
+        torch = self.torch
+        x0, x1 = torch.bitwise_and(x, 0xFFFF), self.logical_right(x, 16)
+        y0, y1 = torch.bitwise_and(y, 0xFFFF), self.logical_right(y, 16)
+        zero = torch.zeros_like(x)
+        p01, p10 = x0 * y1, x1 * y0
+        total = self.add((x0 * y0, zero), (p01 * 65536, self.logical_right(p01, 16)))
+        total = self.add(total, (p10 * 65536, self.logical_right(p10, 16)))
+        return self.add(total, (zero, x1 * y1))
+
+    def mul(self, a, b) -> tuple:
+        lo, hi = self.mul32(a[0], b[0])
+        return lo, hi + a[0] * b[1] + a[1] * b[0]
+
+    def shift(self, a, b, left: bool) -> tuple:
+        torch = self.torch
+        c = b[0]  # the count's low 32 bits (unsigned)
+        k = torch.bitwise_and(c, 31)
+        across = self.ult(c, torch.full((), 32, dtype=torch.int32, device=c.device))  # c < 32
+        zero = torch.zeros_like(a[0])
+        k0 = k == 0
+        if left:
+            lo = torch.bitwise_left_shift(a[0], k)
+            spill = torch.where(k0, zero, self.logical_right(a[0], torch.where(k0, k, 32 - k)))
+            hi = torch.bitwise_or(torch.bitwise_left_shift(a[1], k), spill)
+            return self.where(across, (lo, hi), (zero, lo))
+        hi = self.logical_right(a[1], k)
+        spill = torch.where(k0, zero, torch.bitwise_left_shift(a[1], torch.where(k0, k, 32 - k)))
+        lo = torch.bitwise_or(self.logical_right(a[0], k), spill)
+        return self.where(across, (lo, hi), (hi, zero))
+
+    def boolean(self, c):
+        return c.to(self.torch.uint8)
+
+
+def _clip_bounds(node) -> tuple[int, int]:
+    """(Min, Max) of CLIP / CLIP_GRAD (FLOAT attributes truncated and saturated to the type) and their 1 versions
+    (typed), as integers of the tensor's type."""
+    from ..ops import _elementwise as ew
+
+    dtype = node.input_tensor.data_type.numpy_dtype
+    if node.OPERATOR_TYPE.endswith("1"):
+        return int(node.min), int(node.max)
+    return int(ew.attribute_value(node.min, dtype)), int(ew.attribute_value(node.max, dtype))
+
+
+def _bit_count(p: _Pairs, node, x) -> dict:
+    from ..ops import _bits as B
+
+    torch = p.torch
+    lo, hi = x["InputTensor"]
+    count = B.torch_popcount(torch, lo, 32) + B.torch_popcount(torch, hi, 32)
+    return {"OutputTensor": count.to({"UINT8": torch.uint8, "UINT32": torch.uint32}[
+        node.output_tensor.data_type.name])}
+
+
+def _sign(p: _Pairs, node, x) -> dict:
+    torch = p.torch
+    a = x["InputTensor"]
+    nonzero = ((a[0] != 0) | (a[1] != 0)).to(torch.int32)
+    zero = torch.zeros_like(a[0])
+    if not p.signed:
+        return {"OutputTensor": (nonzero, zero)}
+    negative = a[1] < 0
+    return {"OutputTensor": p.where(negative, p.const(-1), (nonzero, zero))}
+
+
+def _clip(p: _Pairs, node, x) -> dict:
+    lo, hi = (p.const(v) for v in _clip_bounds(node))
+    a = x["InputTensor"]
+    below = p.where(p.lt(hi, a), hi, a)  # min(x, Max)
+    return {"OutputTensor": p.where(p.lt(below, lo), lo, below)}  # then max(., Min)
+
+
+def _clip_grad(p: _Pairs, node, x) -> dict:
+    lo, hi = (p.const(v) for v in _clip_bounds(node))
+    a, dy = x["InputTensor"], x["InputGradientTensor"]
+    keep = p.lt(lo, a) & p.lt(a, hi)
+    return {"OutputGradientTensor": p.where(keep, dy, p.const(0))}
+
+
+def _binary(fn):
+    return lambda p, node, x: {"OutputTensor": fn(p, x["ATensor"], x["BTensor"])}
+
+
+_PAIR_FUNCTIONS = {
+    "ELEMENT_WISE_ADD": _binary(lambda p, a, b: p.add(a, b)),
+    "ELEMENT_WISE_SUBTRACT": _binary(lambda p, a, b: p.add(a, p.neg(b))),
+    "ELEMENT_WISE_MULTIPLY": _binary(lambda p, a, b: p.mul(a, b)),
+    "ELEMENT_WISE_MAX": _binary(lambda p, a, b: p.where(p.lt(a, b), b, a)),
+    "ELEMENT_WISE_MIN": _binary(lambda p, a, b: p.where(p.lt(b, a), b, a)),
+    "ELEMENT_WISE_LOGICAL_EQUALS": _binary(lambda p, a, b: p.boolean(p.eq(a, b))),
+    "ELEMENT_WISE_LOGICAL_GREATER_THAN": _binary(lambda p, a, b: p.boolean(p.lt(b, a))),
+    "ELEMENT_WISE_LOGICAL_GREATER_THAN_OR_EQUAL": _binary(lambda p, a, b: p.boolean(~p.lt(a, b))),
+    "ELEMENT_WISE_LOGICAL_LESS_THAN": _binary(lambda p, a, b: p.boolean(p.lt(a, b))),
+    "ELEMENT_WISE_LOGICAL_LESS_THAN_OR_EQUAL": _binary(lambda p, a, b: p.boolean(~p.lt(b, a))),
+    "ELEMENT_WISE_BIT_SHIFT_LEFT": _binary(lambda p, a, b: p.shift(a, b, True)),
+    "ELEMENT_WISE_BIT_SHIFT_RIGHT": _binary(lambda p, a, b: p.shift(a, b, False)),
+    "ELEMENT_WISE_NEGATE": lambda p, node, x: {"OutputTensor": p.neg(x["InputTensor"])},
+    "ELEMENT_WISE_ABS": lambda p, node, x: {"OutputTensor": p.where(x["InputTensor"][1] < 0, p.neg(x["InputTensor"]),
+                                                                    x["InputTensor"]) if p.signed
+                                            else x["InputTensor"]},
+    "ELEMENT_WISE_SIGN": _sign,
+    "ELEMENT_WISE_CLIP": _clip, "ELEMENT_WISE_CLIP1": _clip,
+    "ELEMENT_WISE_CLIP_GRAD": _clip_grad, "ELEMENT_WISE_CLIP_GRAD1": _clip_grad,
+    "ELEMENT_WISE_BIT_COUNT": _bit_count,
+}
+assert set(_PAIR_FUNCTIONS) == PAIR_OPS
+
+
+class _PairInner:
+    """The inner runner of a "pairs" adaptation: its derived inputs (int32 lanes) on the device, the function run
+    on them in torch-directml's workarounds mode, a CPU fallback an error (as torch.Runner.lower makes it)."""
+
+    def __init__(self, adaptation: Adaptation, torch, device, label: str) -> None:
+        self.adaptation, self.torch, self.device, self.label = adaptation, torch, device, label
+        self.upcast_float16 = False
+
+    def to_device(self, name: str, td, value):
+        from .. import tensors
+
+        array = tensors.numpy_input(td, value, name)
+        return self.torch.from_numpy(np.array(array, order="C")).to(self.device)
+
+    def __call__(self, flat: list) -> list:
+        import warnings
+
+        from .. import tensors
+        from ..errors import DmlOpsError
+        from .torch_directml_ops import FALLBACK, workarounds
+
+        torch = self.torch
+        lanes = [torch.as_strided(t, td.sizes, td.strides) if tensors.is_strided(td) else t
+                 for t, td in zip(flat, self.adaptation.derived_in)]
+        with torch.no_grad(), workarounds(), warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            out = self.adaptation.compute(torch, lanes)
+        for w in caught:
+            if FALLBACK in str(w.message):
+                raise DmlOpsError(f"{self.label}: torch-directml ran an aten op on the CPU instead of DirectML "
+                                  f"({str(w.message).strip()}); dmlops does not fall back silently.")
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        return [v.contiguous() for v in out]
+
+    def fresh(self, outs: list, inputs: list) -> list:
+        return [v.clone() if any(v is i for i in inputs) else v for v in outs]
+
+    def host_output(self, name: str, td, value) -> np.ndarray:
+        return value.cpu().numpy()  # int32 lanes, UINT8 booleans, or a BIT_COUNT of at most 64
+
+    def torch_output(self, name: str, td, value):
+        return value
 
 
 # ----------------------------------------------------------------------------------------------- rank
@@ -360,8 +649,11 @@ class Adapted:
         self.device = inner.device
         self.upcast_float16 = inner.upcast_float16
         self.graph = graph
-        self._derived_in = adaptation.graph.input_descs()
-        self._derived_out = adaptation.graph.output_descs()
+        if adaptation.compute is not None:
+            self._derived_in, self._derived_out = list(adaptation.derived_in), list(adaptation.derived_out)
+        else:
+            self._derived_in = adaptation.graph.input_descs()
+            self._derived_out = adaptation.graph.output_descs()
 
     def fast_path(self, wrap, keys):
         return None  # every call converts at the boundary
@@ -385,9 +677,13 @@ class Adapted:
                 (_, j), = kinds
                 return (self.inner.to_device(name, self._derived_in[j], value),)
             # lanes: the int64 carrier's values, split on the host (checked as the carrier path checks them)
-            expected = torch.int64
-            if value.device != self.device or value.dtype != expected:
-                return (self.inner.to_device(name, td, value),)  # says what is wrong
+            if value.device != self.device:
+                raise DmlOpsError(f"{name}: the tensor is on {value.device}, the operator is compiled for "
+                                  f"{self.device}; move it first (dmlops never moves data silently).")
+            if value.dtype != torch.int64:
+                raise DmlOpsError(f"{name}: expected {td.data_type.name} data (torch.int64 (torch-directml has no "
+                                  "unsigned 16-, 32- or 64-bit tensors: dmlops carries them in int32 and int64 tensors "
+                                  f"there)); got {value.dtype}. dmlops never casts inputs; convert the tensor first.")
             tensors.check_array(td, value, name, shape=tuple(value.shape), dtype=td.data_type.numpy_dtype)
             value = value.contiguous().cpu().numpy().astype(td.data_type.numpy_dtype)
         array = tensors.numpy_input(td, value, name)
@@ -458,4 +754,12 @@ class Adapted:
         return self.inner.torch_output(name, self._derived_out[self.adaptation.outputs[index][1][0]], values[0])
 
 
-__all__ = ["Adaptation", "Adapted", "LANE_OPS", "ORDER_OPS", "adapt"]
+__all__ = ["Adaptation", "Adapted", "LANE_OPS", "ORDER_OPS", "PAIR_OPS", "adapt", "inner_runner"]
+
+
+def inner_runner(adaptation: Adaptation, make_runner, torch, device, label: str):
+    """The runner of ``adaptation``'s derived computation: ``make_runner(graph)`` (a torch.Runner) for a derived
+    graph, the pair function's own for "pairs"."""
+    if adaptation.compute is not None:
+        return _PairInner(adaptation, torch, device, label)
+    return make_runner(adaptation.graph)
