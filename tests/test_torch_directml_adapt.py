@@ -6,6 +6,7 @@ the rewrite each would be refused (at compile time, or at run time for the value
 import numpy as np
 import pytest
 import torch
+from torch.utils._python_dispatch import TorchDispatchMode
 
 import dmlops
 from dmlops.backends.torch_directml_adapt import Adapted
@@ -81,6 +82,53 @@ def test_64_bit_data_of_moving_and_bit_operators_runs_in_two_int32_lanes(dml, t)
         op = _same_as_reference(desc, inputs, "lanes")
         nodes = op._runner.adaptation.graph.nodes
         assert len(nodes) == 2 and all(n.tensors()["OutputTensor"].data_type.name == "INT32" for n in nodes)
+
+
+class DeviceDtypes(TorchDispatchMode):
+    """The dtypes of every tensor on the double's device that an aten call touches."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.dtypes: set = set()
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        self.dtypes |= {v.dtype for v in dd.tree_flatten((args, kwargs, out))[0] if isinstance(v, dd.DmlTensor)}
+        return out
+
+
+def test_float64_data_of_moving_operators_moves_as_int32_lanes_without_float64_on_the_device(dml):
+    f = np.array([1 / 3, -0.0, np.nan, 5e-324, -1e300, np.inf], np.float64)
+    f[2:3].view(np.uint64)[0] |= np.uint64(0xDEADBEEF)  # a NaN payload survives a move, not a computation
+    x, y = f.reshape(2, 3), f[::-1].reshape(2, 3).copy()
+    cases = [
+        (dmlops.Slice1(input_tensor=T("FLOAT64", [2, 3]), output_tensor=T("FLOAT64", [2, 2]),
+                       input_window_offsets=[0, 0], input_window_sizes=[2, 3], input_window_strides=[-1, 2]),
+         {"InputTensor": x}),
+        (dmlops.Padding1(input_tensor=T("FLOAT64", [2, 3]), output_tensor=T("FLOAT64", [3, 4]), padding_mode="CONSTANT",
+                         padding_value_data_type="FLOAT64", padding_value=1 / 3, start_padding=[1, 0],
+                         end_padding=[0, 1]), {"InputTensor": x}),
+        (dmlops.Padding(input_tensor=T("FLOAT64", [2, 3]), output_tensor=T("FLOAT64", [2, 5]), padding_mode="CONSTANT",
+                        padding_value=0.1, start_padding=[0, 2], end_padding=[0, 0]), {"InputTensor": x}),
+        (dmlops.Join(input_tensors=[T("FLOAT64", [2, 3]), T("FLOAT64", [2, 3])], output_tensor=T("FLOAT64", [4, 3]),
+                     axis=0), {"InputTensors[0]": x, "InputTensors[1]": y}),
+        (dmlops.ElementWiseIf(condition_tensor=T("UINT8", [2, 3]), a_tensor=T("FLOAT64", [2, 3]),
+                              b_tensor=T("FLOAT64", [2, 3]), output_tensor=T("FLOAT64", [2, 3])),
+         {"ConditionTensor": np.array([[1, 0, 1], [0, 1, 0]], np.uint8), "ATensor": x, "BTensor": y}),
+        (dmlops.DiagonalMatrix1(input_tensor=T("FLOAT64", [2, 3]), output_tensor=T("FLOAT64", [2, 3]),
+                                value_data_type="FLOAT64", value=1e300, diagonal_fill_begin=0, diagonal_fill_end=1),
+         {"InputTensor": x}),
+        (dmlops.ElementWiseIdentity(input_tensor=T("FLOAT64", [3, 2], [1, 3]), output_tensor=T("FLOAT64", [3, 2])),
+         {"InputTensor": f}),
+    ]
+    for desc, inputs in cases:
+        rec = DeviceDtypes()
+        with rec:
+            op = _same_as_reference(desc, inputs, "lanes")
+            bits = op(inputs)["OutputTensor"].view(np.uint64)
+        want = dmlops.compile(desc, backend="reference")(inputs)["OutputTensor"].view(np.uint64)
+        np.testing.assert_array_equal(bits, want)  # bit for bit: NaN payloads and signed zeros
+        assert torch.float64 not in rec.dtypes, desc.OPERATOR_TYPE
 
 
 def test_lanes_take_and_give_int64_torch_tensors_on_the_device(dml):

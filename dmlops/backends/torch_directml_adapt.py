@@ -7,8 +7,8 @@ element for element; the torch backend runs that graph and converts at the bound
 is computed on the host: the boundary only re-encodes input and output values (carriers), as
 torch_directml_ops.carry does.
 
-* **Lanes** (64-bit data of operators that only move elements, or compute bit by bit): an INT64 / UINT64 tensor
-  travels as two int32 tensors, its low and high 32 bits (split and joined on the host: ``lo``, ``hi``); the
+* **Lanes** (64-bit data of operators that only move elements, or compute bit by bit): an INT64 / UINT64 tensor (or
+  a FLOAT64 one, whose bits are only moved: nothing computes in float64) travels as two int32 tensors, its low and high 32 bits (split and joined on the host: ``lo``, ``hi``); the
   operator runs once per half as the same operator on INT32 tensors (index tensors feed both), with a typed
   attribute (PaddingValue, Value) split likewise. Exact because each output element of these operators is one
   input element (or the attribute, or 0) chosen by indices alone, or a bit operation of input elements, so its
@@ -135,7 +135,14 @@ def adapt(graph) -> Adaptation | None:
 
 # ----------------------------------------------------------------------------------------------- lanes
 def _wide_data(node, name: str, td) -> bool:
-    return td.data_type.name in WIDE and not _index_field(node, name)
+    """Whether ``node``'s tensor ``name`` is 64-bit data that lanes carry (FLOAT64 too: lanes move its bits and
+    compute nothing in float64)."""
+    return td.data_type.name in WIDE + ("FLOAT64",) and not _index_field(node, name)
+
+
+def _bits64(value) -> int:
+    """The 64 bits of a 0-d INT64 / UINT64 / FLOAT64 array, as an int."""
+    return int(np.asarray(value).reshape(1).view(np.uint64)[0])
 
 
 def _halves(value: int) -> tuple[int, int]:
@@ -165,14 +172,15 @@ def _lane_desc(node, half: int):
         from ..descs import Padding1
         from ..ops import padding, padding1
 
-        # The value the operator writes, in the output's type (PADDING: the FLOAT truncated and saturated).
-        value = int((padding if op == "PADDING" else padding1).value(node, np.dtype(data_type.lower())))
+        # The value the operator writes, in the output's type (PADDING: the FLOAT truncated and saturated for
+        # integers, the float32 value for FLOAT64), as its bits.
+        value = _bits64((padding if op == "PADDING" else padding1).value(node, np.dtype(data_type.lower())))
         return Padding1(input_tensor=changes["input_tensor"], output_tensor=changes["output_tensor"],
                         padding_mode=node.padding_mode, padding_value_data_type=INT32,
                         padding_value=_halves(value)[half], start_padding=node.start_padding,
                         end_padding=node.end_padding)
     if op == "DIAGONAL_MATRIX1":
-        value = int(np.asarray(node.value, dtype=node.value_data_type.numpy_dtype))
+        value = _bits64(np.asarray(node.value, dtype=node.value_data_type.numpy_dtype))
         changes.update(value_data_type=INT32, value=_halves(value)[half])
     return replace(node, **changes)
 
@@ -680,20 +688,22 @@ class Adapted:
             if value.device != self.device:
                 raise DmlOpsError(f"{name}: the tensor is on {value.device}, the operator is compiled for "
                                   f"{self.device}; move it first (dmlops never moves data silently).")
-            if value.dtype != torch.int64:
-                raise DmlOpsError(f"{name}: expected {td.data_type.name} data (torch.int64 (torch-directml has no "
-                                  "unsigned 16-, 32- or 64-bit tensors: dmlops carries them in int32 and int64 tensors "
-                                  f"there)); got {value.dtype}. dmlops never casts inputs; convert the tensor first.")
+            expected = torch.float64 if td.data_type.name == "FLOAT64" else torch.int64
+            if value.dtype != expected:
+                carrier = (" (torch-directml has no unsigned 16-, 32- or 64-bit tensors: dmlops carries them in int32 "
+                           "and int64 tensors there)") if expected == torch.int64 else ""
+                raise DmlOpsError(f"{name}: expected {td.data_type.name} data ({expected}{carrier}); got "
+                                  f"{value.dtype}. dmlops never casts inputs; convert the tensor first.")
             tensors.check_array(td, value, name, shape=tuple(value.shape), dtype=td.data_type.numpy_dtype)
-            value = value.contiguous().cpu().numpy().astype(td.data_type.numpy_dtype)
+            value = value.cpu().contiguous().numpy().view(td.data_type.numpy_dtype)  # a move: the bits as they are
         array = tensors.numpy_input(td, value, name)
         out = []
         for kind, j in kinds:
             dtd = self._derived_in[j]
-            if kind == "lo":
-                part = array.astype(np.int32)  # C conversion: the low 32 bits
-            elif kind == "hi":
-                part = (array.view(np.uint64) >> np.uint64(32)).astype(np.int32)
+            if kind in ("lo", "hi"):  # the 64 bits (of an integer or a FLOAT64) split, as int32 bit patterns
+                bits = np.ascontiguousarray(array).view(np.uint64)
+                half = bits & np.uint64(0xFFFFFFFF) if kind == "lo" else bits >> np.uint64(32)
+                part = half.astype(np.uint32).view(np.int32)
             else:
                 part = array.astype(dtd.data_type.numpy_dtype) if dtd.data_type != td.data_type else array
                 if self.adaptation.rank and not tensors.is_strided(dtd):
@@ -728,7 +738,7 @@ class Adapted:
         if kind == "pair":
             lo, hi = (v.cpu().numpy() for v in values)
             bits = (hi.astype(np.int64) << np.int64(32)) | (lo.astype(np.int64) & np.int64(0xFFFFFFFF))
-            return bits.astype(td.data_type.numpy_dtype)  # C conversion: the 64 bits
+            return bits.view(td.data_type.numpy_dtype)  # the 64 bits, as the type's values
         # the inner runner's own output check (a carried index output beyond its carrier is refused there)
         array = self.inner.host_output(name, self._derived_out[derived[0]], values[0])
         if array.dtype != td.data_type.numpy_dtype:
@@ -748,9 +758,9 @@ class Adapted:
         index = self.graph.output_names.index(name.rpartition(".")[2] if name not in self.graph.output_names
                                               else name)
         kind, _ = self.adaptation.outputs[index]
-        if kind == "pair":
-            return self.torch.from_numpy(np.ascontiguousarray(self._host(name, td, values)).view(np.int64)).to(
-                self.device)
+        if kind == "pair":  # moved back in its carrier (int64; FLOAT64 as itself: a move computes nothing)
+            host = np.ascontiguousarray(self._host(name, td, values))
+            return self.torch.from_numpy(host if host.dtype == np.float64 else host.view(np.int64)).to(self.device)
         return self.inner.torch_output(name, self._derived_out[self.adaptation.outputs[index][1][0]], values[0])
 
 
