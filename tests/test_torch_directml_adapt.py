@@ -369,3 +369,68 @@ def test_pairs_read_strided_inputs_and_take_int64_torch_tensors(dml):
     with pytest.raises(dmlops.DmlOpsError, match=r"ELEMENT_WISE_MULTIPLY\.ATensor: expected INT64 data \(torch\.int64 "
                                                  r"\(torch-directml has no unsigned .*got torch\.int32"):
         op(a_tensor=x.to(torch.int32).to(dml.torch_device), b_tensor=y.to(dml.torch_device))
+
+
+# ----------------------------------------------------------------------------------------------- CAST
+def _cast(src, dst, values):
+    v = np.asarray(values, dtype=np.dtype(src.lower()))
+    return dmlops.Cast(input_tensor=T(src, [v.size]), output_tensor=T(dst, [v.size])), {"InputTensor": v}
+
+
+def _floats(seed):
+    """Float32 values across every magnitude up to beyond 2**64, both signs, the 2**31 / 2**32 / 2**63 / 2**64
+    edges, NaN, infinities and fractions."""
+    rng = np.random.default_rng(seed)
+    mags = 2.0 ** rng.uniform(-2, 70, 200)
+    edges = [2.0**31, 2.0**31 - 128, 2.0**32 - 256, 2.0**32, 2.0**32 + 512, 2.0**63, 2.0**63 - 2**39, 2.0**64,
+             2.0**64 - 2**40, 0.0, -0.0, 0.5, -0.5, 1.9, -1.9, np.nan, np.inf, -np.inf]
+    values = np.concatenate([mags, -mags, edges, [-e for e in edges]]).astype(np.float32)
+    return values
+
+
+@pytest.mark.parametrize("dst", ["INT8", "UINT8", "INT16", "UINT16", "INT32", "FLOAT32", "FLOAT16"])
+def test_cast_reads_uint32_bits_of_any_value(dml, dst):
+    values = np.concatenate([U32, np.random.default_rng(5).integers(0, 2**32, 40, dtype=np.uint32)])
+    desc, inputs = _cast("UINT32", dst, values)
+    op = _compile(desc)
+    np.testing.assert_array_equal(op(inputs)["OutputTensor"], dmlops.compile(desc, backend="reference")(inputs)[
+        "OutputTensor"], strict=True)
+
+
+@pytest.mark.parametrize("src", ["INT8", "INT16", "INT32", "UINT8", "UINT16", "FLOAT32", "FLOAT16"])
+def test_cast_writes_uint32_bits_of_any_value(dml, src):
+    if src.startswith("FLOAT"):
+        values = _floats(6)
+        if src == "FLOAT16":
+            values = values[np.abs(values) < 65504]
+    else:
+        info = np.iinfo(np.dtype(src.lower()))
+        values = [info.min, info.max, -1 if info.min else 0, 0, 1, 7]
+    desc, inputs = _cast(src, "UINT32", values)
+    op = _compile(desc)
+    np.testing.assert_array_equal(op(inputs)["OutputTensor"], dmlops.compile(desc, backend="reference")(inputs)[
+        "OutputTensor"], strict=True)
+
+
+@pytest.mark.parametrize("dst", ["INT64", "UINT64"])
+@pytest.mark.parametrize("src", ["INT8", "INT16", "INT32", "UINT8", "UINT16", "UINT32", "INT64", "UINT64", "FLOAT32",
+                                 "FLOAT16"])
+def test_cast_to_64_bit_integers_runs_in_int32_pairs(dml, src, dst):
+    if src.startswith("FLOAT"):
+        values = _floats(7)
+        if src == "FLOAT16":
+            values = np.concatenate([values[np.abs(values) < 65504], [65504, -65504, np.inf]])
+    else:
+        info = np.iinfo(np.dtype(src.lower()))
+        values = np.array([info.min, info.max, 0, 1, 7], dtype=object)
+        if src in ("INT64", "UINT64"):
+            values = EXTREMES[src]
+    desc, inputs = _cast(src, dst, values)
+    _same_as_reference(desc, inputs, "lanes" if src in ("INT64", "UINT64") else "pairs")
+
+
+def test_cast_pairs_take_a_torch_tensor_and_give_an_int64_one(dml):
+    desc, _ = _cast("INT32", "UINT64", [0, 0, 0])
+    x = torch.tensor([-1, 2**31 - 1, -2**31], dtype=torch.int32)
+    got = _compile(desc)(input_tensor=x.to(dml.torch_device))["OutputTensor"]
+    assert got.dtype == torch.int64 and got.cpu().tolist() == x.to(torch.int64).tolist()  # the sign-extended bits

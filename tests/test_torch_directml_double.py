@@ -210,11 +210,12 @@ def test_unsigned_tensors_asked_for_on_the_device_come_in_their_carriers(dml):
         a = on(torch.tensor([3, 2**31 + 5], dtype=torch.uint32), dml)
         b = on(torch.tensor([-1, 7]), dml).to(torch.uint32)
         c = on(torch.tensor([-1, 70000], dtype=torch.int32), dml).to(torch.uint16)
-        d = on(torch.tensor([2.0, 3e9]), dml).to(torch.uint32)
+        d = on(torch.tensor([2.0, 3e9, 5e9]), dml).to(torch.uint32)
     assert a.dtype == torch.int32 and a.cpu().tolist() == [3, -2**31 + 5]  # the uint32 bits
     assert b.dtype == torch.int32 and b.cpu().tolist() == [-1, 7]
     assert c.dtype == torch.int32 and c.cpu().tolist() == [65535, 70000 - 65536]
-    assert d.cpu().tolist() == [2, -1]  # beyond the carrier: -1, whose top bit the output check refuses
+    # 3e9: its uint32 bits (3e9 - 2**32 converted); 5e9 is beyond uint32: -1, whose top bit the output check refuses
+    assert d.cpu().tolist() == [2, 3_000_000_000 - 2**32, -1]
 
 
 # ----------------------------------------------------------------------------------------------- dmlops on the double

@@ -121,11 +121,18 @@ def adapt(graph) -> Adaptation | None:
     if getattr(node, "scale_bias", None) is not None or getattr(node, "fused_activation", None) is not None:
         return None
     op = node.OPERATOR_TYPE
+    packed_outputs = not any(_strided(td) for _, td in _present(node, "output"))
+    if op == "CAST":
+        src, dst = node.input_tensor.data_type.name, node.output_tensor.data_type.name
+        if src in WIDE and dst in WIDE:  # a 64-bit register read with the other signedness: the same bits
+            return _lanes(graph, node)
+        if dst in WIDE and src != "FLOAT64" and packed_outputs:
+            return _pairs(graph, node)
+        return None
     if op in LANE_OPS and any(_wide_data(node, n, td) for kind in ("input", "output") for n, td in
                               _present(node, kind)):
         return _lanes(graph, node)
-    if op in PAIR_OPS and all(td.data_type.name in WIDE for _, td in _present(node, "input")) and not any(
-            _strided(td) for _, td in _present(node, "output")):
+    if op in PAIR_OPS and all(td.data_type.name in WIDE for _, td in _present(node, "input")) and packed_outputs:
         return _pairs(graph, node)
     if op in ORDER_OPS and (op != "REDUCE" or node.function.name in _ORDER_REDUCTIONS) and any(
             td.data_type.name == "UINT32" and not _index_field(node, n) for n, td in _present(node, "input")):
@@ -285,11 +292,15 @@ def _strided(td: TensorDesc) -> bool:
 def _pairs(graph, node) -> Adaptation:
     """Each 64-bit input as (lo, hi) lanes, the operator computed on the pairs (``_pair_compute``)."""
     derived_in: list = []
-    inputs = []
+    inputs: list = []
     for td in graph.input_descs():
-        lane = _retyped(td)
-        inputs.append((("lo", len(derived_in)), ("hi", len(derived_in) + 1)))
-        derived_in += [lane, lane]
+        if td.data_type.name in WIDE:
+            lane = _retyped(td)
+            inputs.append((("lo", len(derived_in)), ("hi", len(derived_in) + 1)))
+            derived_in += [lane, lane]
+        else:  # CAST's narrower input, as it is (UINT16 / UINT32 in int32: zero-extended, bits)
+            inputs.append((("as", len(derived_in)),))
+            derived_in.append(_retyped(td) if td.data_type.name in ("UINT16", "UINT32") else td)
     derived_out: list = []
     outputs: list = []
     for td in graph.output_descs():
@@ -301,7 +312,8 @@ def _pairs(graph, node) -> Adaptation:
             derived_out.append(td)
     signed = graph.input_descs()[0].data_type.name == "INT64"
     compute = _PairCompute(node, signed, tuple(graph.input_names), tuple(graph.output_names),
-                           tuple(td.data_type.name in WIDE for td in graph.output_descs()))
+                           tuple(td.data_type.name in WIDE for td in graph.output_descs()),
+                           tuple(td.data_type.name in WIDE for td in graph.input_descs()))
     return Adaptation(graph, tuple(inputs), tuple(outputs), kind="pairs", derived_in=tuple(derived_in),
                       derived_out=tuple(derived_out), compute=compute)
 
@@ -309,11 +321,16 @@ def _pairs(graph, node) -> Adaptation:
 class _PairCompute:
     """The function of a "pairs" adaptation: derived inputs (lanes) in, derived outputs out (module comments)."""
 
-    def __init__(self, node, signed: bool, in_names, out_names, wide) -> None:
+    def __init__(self, node, signed: bool, in_names, out_names, wide, wide_in) -> None:
         self.node, self.signed, self.in_names, self.out_names, self.wide = node, signed, in_names, out_names, wide
+        self.wide_in = wide_in
 
     def __call__(self, torch, lanes: list) -> list:
-        x = {name: (lanes[2 * i], lanes[2 * i + 1]) for i, name in enumerate(self.in_names)}
+        x: dict = {}
+        at = 0
+        for name, wide in zip(self.in_names, self.wide_in):
+            x[name] = (lanes[at], lanes[at + 1]) if wide else lanes[at]
+            at += 2 if wide else 1
         y = _PAIR_FUNCTIONS[self.node.OPERATOR_TYPE](_Pairs(torch, self.signed, lanes[0]), self.node, x)
         out: list = []
         for name, wide in zip(self.out_names, self.wide):
@@ -447,6 +464,43 @@ def _clip_grad(p: _Pairs, node, x) -> dict:
     return {"OutputGradientTensor": p.where(keep, dy, p.const(0))}
 
 
+def _cast(p: _Pairs, node, x) -> dict:
+    """CAST to INT64 / UINT64 (dmlops.ops.cast: a 64-bit register read with the target's signedness, saturated to
+    its range; floats truncated toward zero, NaN giving 0).
+
+    An integer source's register is the value extended by its signedness: low digit its int32 bits (UINT16 /
+    UINT32: the zero-extended carrier's), high digit -1 for a negative signed value, else 0; both targets read
+    those bits in range. A float: t = trunc(x) in float32 (FLOAT16 exactly widened), NaN -> 0; saturated where
+    beyond the target (INT64: t >= 2**63 or t < -2**63; UINT64: t >= 2**64, and t <= 0 gives 0); else, on a = |t|,
+    hi = floor(a / 2**32) and lo = a - hi * 2**32 are exact in float32 (a has 24 significant bits: hi has at most
+    24, and a mod 2**32 is a multiple of a's ulp below 2**32, so at most 23; products and quotients by 2**32 are
+    exact), each below 2**32 and converted to int32 bits as ``d - 2**32`` from 2**31 (exact: multiples of 2**8 within
+    int32); a negative t negates the pair."""
+    torch = p.torch
+    v = x["InputTensor"]
+    src = node.input_tensor.data_type.name
+    signed_target = node.output_tensor.data_type.name == "INT64"
+    if not v.is_floating_point():
+        lo = v.to(torch.int32)
+        negative = lo < 0 if src in ("INT8", "INT16", "INT32") else torch.zeros_like(lo, dtype=torch.bool)
+        return {"OutputTensor": (lo, torch.where(negative, torch.full_like(lo, -1), torch.zeros_like(lo)))}
+    f = v.to(torch.float32)
+    t = torch.trunc(torch.where(torch.isnan(f), torch.zeros_like(f), f))
+    a = t.abs() if signed_target else torch.clamp(t, min=0.0)
+    hi_f = torch.floor(a * 2.0**-32)
+    lo_f = a - hi_f * 2.0**32
+
+    def bits(d):
+        return torch.where(d >= 2.0**31, d - 2.0**32, d).to(torch.int32)
+
+    pair = (bits(lo_f), bits(hi_f))
+    if signed_target:
+        pair = p.where(t < 0, p.neg(pair), pair)
+        pair = p.where(t >= 2.0**63, p.const(2**63 - 1), pair)
+        return {"OutputTensor": p.where(t < -2.0**63, p.const(-2**63), pair)}
+    return {"OutputTensor": p.where(t >= 2.0**64, p.const(2**64 - 1), pair)}
+
+
 def _binary(fn):
     return lambda p, node, x: {"OutputTensor": fn(p, x["ATensor"], x["BTensor"])}
 
@@ -472,8 +526,9 @@ _PAIR_FUNCTIONS = {
     "ELEMENT_WISE_CLIP": _clip, "ELEMENT_WISE_CLIP1": _clip,
     "ELEMENT_WISE_CLIP_GRAD": _clip_grad, "ELEMENT_WISE_CLIP_GRAD1": _clip_grad,
     "ELEMENT_WISE_BIT_COUNT": _bit_count,
+    "CAST": _cast,
 }
-assert set(_PAIR_FUNCTIONS) == PAIR_OPS
+assert set(_PAIR_FUNCTIONS) == PAIR_OPS | {"CAST"}
 
 
 class _PairInner:
@@ -485,10 +540,26 @@ class _PairInner:
         self.upcast_float16 = False
 
     def to_device(self, name: str, td, value):
+        """A derived input on the device: an int32 lane or CAST's input (``Adapted.to_device`` made NumPy ones;
+        a torch tensor is CAST's input as the caller holds it, in its carrier)."""
         from .. import tensors
 
+        torch = self.torch
+        if isinstance(value, torch.Tensor):
+            from .torch import torch_dtype
+
+            expected = torch_dtype(torch, td.data_type)
+            if value.device != self.device:
+                raise DmlOpsError(f"{name}: the tensor is on {value.device}, the operator is compiled for "
+                                  f"{self.device}; move it first (dmlops never moves data silently).")
+            if value.dtype != expected:
+                raise DmlOpsError(f"{name}: expected {expected} data (torch-directml has no unsigned 16-, 32- or "
+                                  "64-bit tensors: dmlops carries them in int32 and int64 tensors there); got "
+                                  f"{value.dtype}. dmlops never casts inputs; convert the tensor first.")
+            tensors.check_array(td, value, name, shape=tuple(value.shape), dtype=td.data_type.numpy_dtype)
+            return value.contiguous()
         array = tensors.numpy_input(td, value, name)
-        return self.torch.from_numpy(np.array(array, order="C")).to(self.device)
+        return torch.from_numpy(np.array(array, order="C")).to(self.device)
 
     def __call__(self, flat: list) -> list:
         import warnings

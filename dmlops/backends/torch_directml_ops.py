@@ -139,6 +139,8 @@ def bits_field(node, name: str) -> bool:
         return True
     if node.OPERATOR_TYPE == "REDUCE" and node.function.name not in _MODULAR_REDUCTIONS:
         return False
+    if node.OPERATOR_TYPE == "CAST":
+        return _cast_bits(node, name)
     return (node.OPERATOR_TYPE in BITS_OPS and not _index_field(node, name)
             and getattr(node, "scale_bias", None) is None)
 
@@ -181,6 +183,19 @@ def _saturated(array, data_type: str, rule: str):
     else:
         wide = array.astype(np.int64)
     return np.clip(wide, -2**31, 2**31 - 1).astype(CARRIERS[data_type])
+
+
+def _cast_bits(node, name: str) -> bool:
+    """CAST's UINT32 tensors carry bits of any value when the other side is at most 32 bits wide: DirectML converts
+    integers through a 32-bit register read with the target's signedness (dmlops.ops.cast), so a UINT32 input
+    converts to an integer type as the INT32 of the same bits does (its lowering's int32 path), and to a float
+    through its 16-bit halves (cast.to_torch's carrier branch); a UINT32 output's carrier holds the converted
+    register's bits (a float of 2**31 and up through ``to_carrier``)."""
+    src, dst = node.input_tensor.data_type.name, node.output_tensor.data_type.name
+    narrow = ("INT64", "UINT64", "FLOAT64")
+    if name == "InputTensor":
+        return src == "UINT32" and dst not in narrow
+    return dst == "UINT32" and src not in narrow
 
 
 def _first_outside(array, data_type: str):
@@ -545,13 +560,19 @@ def _workarounds_class():
 
     def to_carrier(func, args, kwargs):
         """``_to_copy`` to a uint16/32/64 tensor on the device: its carrier instead (bits of uint32/uint64 values,
-        uint16 zero-extended); a float beyond the carrier becomes -1, whose top bit the output check refuses."""
+        uint16 zero-extended). A float of 2**31 to 2**32 for a uint32 gives its bits, ``value - 2**32`` converted
+        (exact in float32: both are multiples of 2**8, the difference within int32); any other float beyond the
+        carrier becomes -1, whose top bit the output check refuses."""
         src = args[0]
         target = kwargs.get("dtype") or src.dtype
         if target not in unsigned or not on_device(kwargs.get("device") or src.device):
             return None
         carrier = unsigned[target]
-        if src.is_floating_point():
+        if src.is_floating_point() and target == torch.uint32:
+            high = src >= float(2**31)
+            shifted = torch.where(high, src - float(2**32), src)
+            out = torch.where(src >= float(2**32), -1, func(shifted, *args[1:], **{**kwargs, "dtype": carrier}))
+        elif src.is_floating_point():
             big = src >= float(2**31) if target != torch.uint16 else src >= float(2**16)
             out = torch.where(big, -1, func(src, *args[1:], **{**kwargs, "dtype": carrier}))
         else:
