@@ -434,3 +434,34 @@ def test_cast_pairs_take_a_torch_tensor_and_give_an_int64_one(dml):
     x = torch.tensor([-1, 2**31 - 1, -2**31], dtype=torch.int32)
     got = _compile(desc)(input_tensor=x.to(dml.torch_device))["OutputTensor"]
     assert got.dtype == torch.int64 and got.cpu().tolist() == x.to(torch.int64).tolist()  # the sign-extended bits
+
+
+# ----------------------------------------------------------------------------------------------- RANDOM_GENERATOR
+@pytest.mark.parametrize("words, sizes, with_state", [
+    ([0] * 6, [1, 1, 1, 4], True),
+    ([2**32 - 1] * 6, [3, 5], True),  # the counter wraps to zero, then counts on
+    ([2**32 - 3, 2**32 - 1, 2**32 - 1, 7, 0x9E3779B9, 1], [2, 3, 3], True),  # carries across words mid-call
+    ([0x243F6A88, 0x85A308D3, 0x13198A2E, 0x03707344, 0xA4093822, 0x299F31D0], [1, 1, 37], False),
+])
+def test_philox_runs_in_32_bit_words(dml, words, sizes, with_state):
+    state = T("UINT32", [1, 1, 1, 6])
+    desc = dmlops.RandomGenerator(input_state_tensor=state, output_tensor=T("UINT32", sizes),
+                                  output_state_tensor=state if with_state else None, type="PHILOX_4X32_10")
+    _same_as_reference(desc, {"InputStateTensor": np.array(words, np.uint32).reshape(1, 1, 1, 6)}, "pairs")
+
+
+def test_philox_takes_and_gives_int32_carriers_and_refuses_a_strided_output(dml):
+    state = T("UINT32", [1, 1, 1, 6])
+    desc = dmlops.RandomGenerator(input_state_tensor=state, output_tensor=T("UINT32", [4]), output_state_tensor=state,
+                                  type="PHILOX_4X32_10")
+    words = np.array([2**32 - 1] * 6, np.uint32).reshape(1, 1, 1, 6)
+    want = dmlops.compile(desc, backend="reference")(input_state_tensor=words)
+    got = _compile(desc)(input_state_tensor=torch.from_numpy(words.view(np.int32)).to(dml.torch_device))
+    assert got["OutputTensor"].dtype == torch.int32
+    assert got["OutputTensor"].cpu().numpy().view(np.uint32).tolist() == want["OutputTensor"].tolist()
+    assert got["OutputStateTensor"].cpu().numpy().view(np.uint32).tolist() == want["OutputStateTensor"].tolist()
+    strided = dmlops.RandomGenerator(input_state_tensor=state, output_tensor=T("UINT32", [2, 2], [1, 2]),
+                                     type="PHILOX_4X32_10")
+    with pytest.raises(dmlops.DmlOpsError, match=r"RANDOM_GENERATOR\.InputStateTensor: Philox needs .* into a packed "
+                                                 r"OutputTensor and OutputStateTensor only\."):
+        _compile(strided)

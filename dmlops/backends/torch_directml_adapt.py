@@ -129,6 +129,8 @@ def adapt(graph) -> Adaptation | None:
         if dst in WIDE and src != "FLOAT64" and packed_outputs:
             return _pairs(graph, node)
         return None
+    if op == "RANDOM_GENERATOR":
+        return _pairs(graph, node) if packed_outputs and node.output_tensor.element_count < 2**33 else None
     if op in LANE_OPS and any(_wide_data(node, n, td) for kind in ("input", "output") for n, td in
                               _present(node, kind)):
         return _lanes(graph, node)
@@ -501,6 +503,47 @@ def _cast(p: _Pairs, node, x) -> dict:
     return {"OutputTensor": p.where(t >= 2.0**64, p.const(2**64 - 1), pair)}
 
 
+def _philox(p: _Pairs, node, x) -> dict:
+    """RANDOM_GENERATOR's Philox4x32-10 (dmlops.ops.random_generator: its reference's algorithm) on the UINT32 state's
+    int32 bits: block j's counter is the 128-bit state counter + j, added word by word with carries (a word carries
+    out iff its sum is below it, unsigned); each round takes the full 64-bit products M0 * c0 and M1 * c2 as
+    ``_Pairs.mul32``'s (low, high) digits; the key words advance by W0, W1 modulo 2**32 (int32 addition); XORs are
+    bit operations. Every step is exact on 32-bit words, so the words are Random123's."""
+    from ..ops import random_generator as R
+
+    torch = p.torch
+    state = x["InputStateTensor"].reshape(6)
+    n, blocks = R._blocks(node)
+
+    def word(value: int):
+        return torch.full((), value - 2**32 * (value >= 2**31), dtype=torch.int32, device=state.device)
+
+    def counter_plus(j):
+        out, carry = [], j
+        for i in range(4):
+            s = state[i] + carry
+            carry = p.ult(s, state[i]).to(torch.int32) if i == 0 else carry * (s == 0).to(torch.int32)
+            out.append(s)
+        return out
+
+    c0, c1, c2, c3 = counter_plus(torch.arange(blocks, dtype=torch.int32, device=state.device))
+    k0, k1 = state[4], state[5]
+    m0, m1, w0, w1 = word(R.M0), word(R.M1), word(R.W0), word(R.W1)
+    for r in range(R.ROUNDS):
+        if r:
+            k0, k1 = k0 + w0, k1 + w1
+        lo0, hi0 = p.mul32(c0, m0.expand_as(c0))
+        lo1, hi1 = p.mul32(c2, m1.expand_as(c2))
+        c0, c1, c2, c3 = hi1 ^ c1 ^ k0, lo1, hi0 ^ c3 ^ k1, lo0
+    values = torch.stack([c0, c1, c2, c3], dim=-1).reshape(-1)[:n].reshape(node.output_tensor.sizes)
+    out = {"OutputTensor": values}
+    if node.output_state_tensor is not None:
+        counter = counter_plus(torch.full((), blocks, dtype=torch.int32, device=state.device))
+        out["OutputStateTensor"] = torch.stack(counter + [state[4], state[5]]).reshape(
+            node.output_state_tensor.sizes)
+    return out
+
+
 def _binary(fn):
     return lambda p, node, x: {"OutputTensor": fn(p, x["ATensor"], x["BTensor"])}
 
@@ -527,8 +570,9 @@ _PAIR_FUNCTIONS = {
     "ELEMENT_WISE_CLIP_GRAD": _clip_grad, "ELEMENT_WISE_CLIP_GRAD1": _clip_grad,
     "ELEMENT_WISE_BIT_COUNT": _bit_count,
     "CAST": _cast,
+    "RANDOM_GENERATOR": _philox,
 }
-assert set(_PAIR_FUNCTIONS) == PAIR_OPS | {"CAST"}
+assert set(_PAIR_FUNCTIONS) == PAIR_OPS | {"CAST", "RANDOM_GENERATOR"}
 
 
 class _PairInner:

@@ -325,7 +325,8 @@ def descriptor_problems(graph) -> list[str]:
                                f"{MAX_RANK} (a rank-6 add ran; an older measurement aborted the process beyond 5).")
         if op == "RANDOM_GENERATOR":
             out.append(f"{op}.InputStateTensor: Philox needs the high half of 32 x 32-bit products, and torch-directml "
-                       "computes integers, int64 ones included, in 32 bits.")
+                       "computes integers, int64 ones included, in 32 bits; dmlops computes them from 16-bit halves "
+                       "(torch_directml_adapt) into a packed OutputTensor and OutputStateTensor only.")
         if op == "CONVOLUTION" and node.input_tensor is not None and node.input_tensor.dimension_count == 5:
             out.append(f"{op}.InputTensor: 3 spatial dimensions; torch-directml has no 3-D convolution.")
     return out
