@@ -465,3 +465,39 @@ def test_philox_takes_and_gives_int32_carriers_and_refuses_a_strided_output(dml)
     with pytest.raises(dmlops.DmlOpsError, match=r"RANDOM_GENERATOR\.InputStateTensor: Philox needs .* into a packed "
                                                  r"OutputTensor and OutputStateTensor only\."):
         _compile(strided)
+
+
+# ----------------------------------------------------------------------------------------------- 64-bit selection
+def _selection_values(t):
+    """A {3, 8} block of 64-bit values with ties: equal values, equal high halves, equal low halves."""
+    v = _wide_values(t, 24, 8).reshape(3, 8)
+    v[0, 5] = v[0, 1]  # a tie
+    v[1, :4] = v[1, 4]  # four equal values
+    v[2, 3] = v[2, 6] ^ np.array(1, v.dtype)  # the same high half
+    v[2, 0] = v[2, 7] ^ np.array(2**40, v.dtype)  # the same low half
+    return v
+
+
+@pytest.mark.parametrize("t", ["INT64", "UINT64"])
+def test_64_bit_selection_along_axes_is_exact_in_int32_keys(dml, t):
+    x = _selection_values(t)
+    inputs = {"InputTensor": x}
+    cases = [dmlops.TopK(input_tensor=T(t, [1, 1, 3, 8]), output_value_tensor=T(t, [1, 1, 3, 5]),
+                         output_index_tensor=T("UINT32", [1, 1, 3, 5]), axis=3, k=5)]
+    for d in ("DECREASING", "INCREASING"):
+        cases += [dmlops.TopK1(input_tensor=T(t, [3, 8]), output_value_tensor=T(t, [3, 8]),
+                               output_index_tensor=T("UINT64", [3, 8]), axis=1, k=8, axis_direction=d),
+                  dmlops.TopK1(input_tensor=T(t, [3, 8]), output_value_tensor=T(t, [2, 8]),
+                               output_index_tensor=T("UINT32", [2, 8]), axis=0, k=2, axis_direction=d)]
+        for cls in (dmlops.Argmax, dmlops.Argmin):
+            cases += [cls(input_tensor=T(t, [3, 8]), output_tensor=T("UINT32", [3, 1]), axes=[1], axis_direction=d),
+                      cls(input_tensor=T(t, [3, 8]), output_tensor=T("UINT64", [1, 1]), axes=[0, 1],
+                          axis_direction=d)]
+    for f in ("MIN", "MAX", "ARGMIN", "ARGMAX"):
+        out = t if f in ("MIN", "MAX") else "UINT32"
+        cases += [dmlops.Reduce(function=f, input_tensor=T(t, [3, 8]), output_tensor=T(out, [3, 1]), axes=[1]),
+                  dmlops.Reduce(function=f, input_tensor=T(t, [3, 8]), output_tensor=T(out, [1, 8]), axes=[0]),
+                  dmlops.Reduce(function=f, input_tensor=T(t, [3, 8]), output_tensor=T(out, [1, 1]), axes=[0, 1])]
+    for desc in cases:
+        shaped = {"InputTensor": x.reshape(desc.input_tensor.sizes)}
+        _same_as_reference(desc, shaped if desc.OPERATOR_TYPE == "TOP_K" else inputs, "pairs")

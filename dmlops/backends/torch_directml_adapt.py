@@ -136,6 +136,9 @@ def adapt(graph) -> Adaptation | None:
         return _lanes(graph, node)
     if op in PAIR_OPS and all(td.data_type.name in WIDE for _, td in _present(node, "input")) and packed_outputs:
         return _pairs(graph, node)
+    if (op in SELECT_OPS or op == "REDUCE" and node.function.name in _ORDER_REDUCTIONS) and packed_outputs and \
+            node.input_tensor.data_type.name in WIDE:
+        return _pairs(graph, node)
     if op in ORDER_OPS and (op != "REDUCE" or node.function.name in _ORDER_REDUCTIONS) and any(
             td.data_type.name == "UINT32" and not _index_field(node, n) for n, td in _present(node, "input")):
         return _order(graph, node)
@@ -305,16 +308,17 @@ def _pairs(graph, node) -> Adaptation:
             derived_in.append(_retyped(td) if td.data_type.name in ("UINT16", "UINT32") else td)
     derived_out: list = []
     outputs: list = []
-    for td in graph.output_descs():
-        if td.data_type.name in WIDE:
+    wide_out = tuple(td.data_type.name in WIDE and not _index_field(node, name)
+                     for name, td in zip(graph.output_names, graph.output_descs()))
+    for td, wide in zip(graph.output_descs(), wide_out):
+        if wide:
             outputs.append(("pair", (len(derived_out), len(derived_out) + 1)))
             derived_out += [_retyped(td)] * 2
-        else:
+        else:  # booleans, counts, and index outputs in their carriers
             outputs.append(("as", (len(derived_out),)))
             derived_out.append(td)
     signed = graph.input_descs()[0].data_type.name == "INT64"
-    compute = _PairCompute(node, signed, tuple(graph.input_names), tuple(graph.output_names),
-                           tuple(td.data_type.name in WIDE for td in graph.output_descs()),
+    compute = _PairCompute(node, signed, tuple(graph.input_names), tuple(graph.output_names), wide_out,
                            tuple(td.data_type.name in WIDE for td in graph.input_descs()))
     return Adaptation(graph, tuple(inputs), tuple(outputs), kind="pairs", derived_in=tuple(derived_in),
                       derived_out=tuple(derived_out), compute=compute)
@@ -544,6 +548,83 @@ def _philox(p: _Pairs, node, x) -> dict:
     return out
 
 
+# Operators that select along axes by order: done on int32 keys whose signed lexicographic order (high key first)
+# is the 64-bit values' order: (lo ^ 0x80000000, hi) for INT64, (lo ^ 0x80000000, hi ^ 0x80000000) for UINT64.
+SELECT_OPS = frozenset({"TOP_K", "TOP_K1", "ARGMAX", "ARGMIN"})
+
+
+def _keys(p: _Pairs, a) -> tuple:
+    return a[0] ^ FLIP, a[1] if p.signed else a[1] ^ FLIP
+
+
+def _reduce32(p: _Pairs, function: str, axes, v):
+    """REDUCE ``function`` (MIN / MAX) of an int32 tensor over ``axes``, kept dimensions (its own lowering)."""
+    from ..descs import Reduce
+    from ..enums import ReduceFunction
+    from ..lower import lower_torch
+
+    kept = [1 if i in axes else n for i, n in enumerate(v.shape)]
+    desc = Reduce(function=ReduceFunction[function], input_tensor=TensorDesc(INT32, list(v.shape)),
+                  output_tensor=TensorDesc(INT32, kept), axes=tuple(axes))
+    return lower_torch(desc, p.torch, {"InputTensor": v})["OutputTensor"].to(p.torch.int32)
+
+
+def _extreme(p: _Pairs, a, axes, is_max: bool):
+    """The keys of the maximum (minimum) over ``axes`` and the mask of the elements equal to it: the extreme high
+    key, then the extreme low key among the elements that have it."""
+    torch = p.torch
+    lo, hi = _keys(p, a)
+    function = "MAX" if is_max else "MIN"
+    m_hi = _reduce32(p, function, axes, hi)
+    on = hi == m_hi
+    m_lo = _reduce32(p, function, axes, torch.where(on, lo, torch.full_like(lo, -2**31 if is_max else 2**31 - 1)))
+    return (m_lo, m_hi), on & (lo == m_lo)
+
+
+def _arg(p: _Pairs, node, x, axes, is_max: bool) -> dict:
+    """ARGMAX / ARGMIN (and REDUCE's): the operator's own lowering on an int32 tensor that is 1 (ARGMAX; 0 for
+    ARGMIN) exactly where the 64-bit value is the extreme: the same first (or last) extreme position, ties as the
+    operator breaks them."""
+    from ..lower import lower_torch
+
+    _, mask = _extreme(p, x["InputTensor"], axes, is_max)
+    key = (mask if is_max else ~mask).to(p.torch.int32)
+    return lower_torch(replace(node, input_tensor=_retyped(node.input_tensor)), p.torch, {"InputTensor": key})
+
+
+def _select(p: _Pairs, node, x) -> dict:
+    if node.OPERATOR_TYPE in ("ARGMAX", "ARGMIN"):
+        return _arg(p, node, x, sorted(set(node.axes)), node.OPERATOR_TYPE == "ARGMAX")
+    return _top_k(p, node, x)
+
+
+def _reduce(p: _Pairs, node, x) -> dict:
+    """REDUCE MIN / MAX (the extreme's keys turned back into the value) and ARGMIN / ARGMAX (``_arg``)."""
+    fn = node.function.name
+    axes = sorted(set(node.axes))
+    if fn in ("ARGMAX", "ARGMIN"):
+        return _arg(p, node, x, axes, fn == "ARGMAX")
+    (m_lo, m_hi), _ = _extreme(p, x["InputTensor"], axes, fn == "MAX")
+    return {"OutputTensor": (m_lo ^ FLIP, m_hi if p.signed else m_hi ^ FLIP)}
+
+
+def _top_k(p: _Pairs, node, x) -> dict:
+    """TOP_K / TOP_K1: a stable sort by the low key, then a stable sort by the high key (a two-digit radix sort: the
+    lexicographic order, equal values in ascending index as DirectML ties them), the first K."""
+    from ..ops import _selection as sel
+
+    torch = p.torch
+    a = x["InputTensor"]
+    axis, k = node.axis, node.k
+    largest = node.OPERATOR_TYPE == "TOP_K" or sel.decreasing(node)
+    lo, hi = _keys(p, a)
+    _, perm = torch.sort(lo, dim=axis, descending=largest, stable=True)
+    _, order = torch.sort(torch.gather(hi, axis, perm), dim=axis, descending=largest, stable=True)
+    index = torch.gather(perm, axis, order.narrow(axis, 0, k))
+    return {"OutputValueTensor": (torch.gather(a[0], axis, index), torch.gather(a[1], axis, index)),
+            "OutputIndexTensor": index}
+
+
 def _binary(fn):
     return lambda p, node, x: {"OutputTensor": fn(p, x["ATensor"], x["BTensor"])}
 
@@ -571,8 +652,10 @@ _PAIR_FUNCTIONS = {
     "ELEMENT_WISE_BIT_COUNT": _bit_count,
     "CAST": _cast,
     "RANDOM_GENERATOR": _philox,
+    "REDUCE": _reduce,
+    **{op: _select for op in SELECT_OPS},
 }
-assert set(_PAIR_FUNCTIONS) == PAIR_OPS | {"CAST", "RANDOM_GENERATOR"}
+assert set(_PAIR_FUNCTIONS) == PAIR_OPS | SELECT_OPS | {"CAST", "RANDOM_GENERATOR", "REDUCE"}
 
 
 class _PairInner:
@@ -623,13 +706,29 @@ class _PairInner:
                 raise DmlOpsError(f"{self.label}: torch-directml ran an aten op on the CPU instead of DirectML "
                                   f"({str(w.message).strip()}); dmlops does not fall back silently.")
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-        return [v.contiguous() for v in out]
+        return [v.to(self._storage(td)).contiguous() for v, td in zip(out, self.adaptation.derived_out)]
+
+    def _storage(self, td):
+        from .torch import torch_dtype
+        from .torch_directml_ops import CARRIERS
+
+        name = td.data_type.name
+        return getattr(self.torch, CARRIERS[name]) if name in CARRIERS else torch_dtype(self.torch, td.data_type)
 
     def fresh(self, outs: list, inputs: list) -> list:
         return [v.clone() if any(v is i for i in inputs) else v for v in outs]
 
     def host_output(self, name: str, td, value) -> np.ndarray:
-        return value.cpu().numpy()  # int32 lanes, UINT8 booleans, or a BIT_COUNT of at most 64
+        """int32 lanes, UINT8 booleans and counts as they are; a carried output as the torch backend takes carriers
+        (torch_directml_ops.uncarry): an index output checked, a data one (Philox's words) as its bits."""
+        from .torch_directml_ops import CARRIERS, uncarry
+
+        array = value.cpu().numpy()
+        if td.data_type.name not in CARRIERS:
+            return array
+        field = name.rpartition(".")[2]
+        node = self.adaptation.graph.nodes[0]
+        return uncarry(name, td.data_type.name, array, bits=not _index_field(node, field))
 
     def torch_output(self, name: str, td, value):
         return value
