@@ -501,3 +501,29 @@ def test_64_bit_selection_along_axes_is_exact_in_int32_keys(dml, t):
     for desc in cases:
         shaped = {"InputTensor": x.reshape(desc.input_tensor.sizes)}
         _same_as_reference(desc, shaped if desc.OPERATOR_TYPE == "TOP_K" else inputs, "pairs")
+
+
+# ----------------------------------------------------------------------------------------------- division
+@pytest.mark.parametrize("t", ["INT64", "UINT64", "UINT32"])
+@pytest.mark.parametrize("name", ["ElementWiseDivide", "ElementWiseModulusTruncate", "ElementWiseModulusFloor"])
+def test_division_and_remainders_of_64_bit_and_uint32_values_are_exact(dml, t, name):
+    n = 64
+    if t == "UINT32":
+        rng = np.random.default_rng(9)
+        a = np.concatenate([U32, rng.integers(0, 2**32, n - 6, dtype=np.uint32)])
+        b = np.concatenate([[0, 1, 2**32 - 1, 7, 2**31, 0], rng.integers(0, 2**32, n - 6, dtype=np.uint32) >>
+                            rng.integers(0, 32, n - 6).astype(np.uint32)]).astype(np.uint32)
+    else:
+        a = _wide_values(t, n, 10)
+        b = _wide_values(t, n, 11) >> np.array(np.random.default_rng(12).integers(0, 63, n), a.dtype)  # all sizes
+        b[:6] = np.array([0, 1, 3, 2**40, 0, 7], dtype=object).astype(a.dtype)
+        if t == "INT64":
+            a[:4] = [I64.min, I64.min, -7, 7]
+            b[:4] = [-1, 3, 2, -2]  # INT64_MIN / -1 wraps; signs of quotient and remainders
+    desc = getattr(dmlops, name)(a_tensor=T(t, [n]), b_tensor=T(t, [n]), output_tensor=T(t, [n]))
+    _same_as_reference(desc, {"ATensor": a, "BTensor": b}, "pairs")
+
+
+def test_uint32_mean_is_the_wrapped_sum_halved(dml):
+    mean = dmlops.ElementWiseMean(a_tensor=T("UINT32", [6]), b_tensor=T("UINT32", [6]), output_tensor=T("UINT32", [6]))
+    _same_as_reference(mean, {"ATensor": U32, "BTensor": U32[::-1].copy()}, "pairs")

@@ -235,17 +235,17 @@ def test_dmlops_reaches_the_double_through_its_own_device_choice(dml):
 
 
 def test_refusals_name_the_operator_the_field_the_reason_and_backend_directml(dml):
-    # 64-bit division has no exact 32-bit rewrite in dmlops (ADD and the like run in pairs: test_torch_directml_adapt)
-    div = dmlops.ElementWiseDivide(a_tensor=T("INT64", [4]), b_tensor=T("INT64", [4]), output_tensor=T("INT64", [4]))
+    # 64-bit max pooling has no exact 32-bit rewrite in dmlops (element-wise arithmetic runs in pairs:
+    # test_torch_directml_adapt)
+    pool = module("MAX_POOLING").SAMPLES[[s.name for s in module("MAX_POOLING").SAMPLES].index("int_int64")].desc
     with pytest.raises(dmlops.DmlOpsError) as e:
-        _compile(div)
+        _compile(pool)
     why = ("DataType INT64; torch-directml computes 64-bit integers in 32 bits (int64 [2**40 + 1] + 1 gives [2]) and "
            "has no uint64 tensors, so dmlops takes INT64 and UINT64 there only for index, length and count tensors "
            "and for operators that only move, select or compare them.")
     assert str(e.value) == (
-        f"torch-directml cannot run this safely: ELEMENT_WISE_DIVIDE.ATensor: {why} ELEMENT_WISE_DIVIDE.BTensor: "
-        f"{why} ELEMENT_WISE_DIVIDE.OutputTensor: {why} Use backend=\"directml\" (DirectML's own operator) or "
-        "backend=\"onnxruntime\" (its DirectML provider).")
+        f"torch-directml cannot run this safely: MAX_POOLING.InputTensor: {why} MAX_POOLING.OutputTensor: {why} Use "
+        "backend=\"directml\" (DirectML's own operator) or backend=\"onnxruntime\" (its DirectML provider).")
     cast = dmlops.Cast(input_tensor=T("FLOAT64", [2]), output_tensor=T("FLOAT32", [2]))
     with pytest.raises(dmlops.DmlOpsError, match=r"CAST\.InputTensor: DataType FLOAT64; torch-directml computes "
                                                  r"nothing in float64 .*backend=\"directml\""):
@@ -279,10 +279,9 @@ def test_unsigned_values_the_carrier_cannot_hold_are_refused_at_run_time_naming_
                                                  r".* takes 0 to 2\*\*31 - 1 \(no top bit\) only\. Use "
                                                  r"backend=\"directml\""):
         _compile(roi.desc)({**roi.inputs, "BatchIndicesTensor": batch})
-    div = dmlops.ElementWiseDivide(a_tensor=T("UINT32", [2]), b_tensor=T("UINT32", [2]),
-                                   output_tensor=T("UINT32", [2]))
-    with pytest.raises(dmlops.UnsupportedValue, match=r"^ELEMENT_WISE_DIVIDE\.ATensor: element \(0,\) is 4294967295"):
-        _compile(div)(a_tensor=np.array([2**32 - 1, 0], np.uint32), b_tensor=np.array([1, 2], np.uint32))
+    l1 = dmlops.Reduce(function="L1", input_tensor=T("UINT32", [2]), output_tensor=T("UINT32", [1]), axes=[0])
+    with pytest.raises(dmlops.UnsupportedValue, match=r"^REDUCE\.InputTensor: element \(0,\) is 4294967295"):
+        _compile(l1)(input_tensor=np.array([2**32 - 1, 0], np.uint32))
 
 
 def test_uint32_bits_of_any_value_travel_through_operators_exact_on_bits(dml):

@@ -136,6 +136,9 @@ def adapt(graph) -> Adaptation | None:
         return _lanes(graph, node)
     if op in PAIR_OPS and all(td.data_type.name in WIDE for _, td in _present(node, "input")) and packed_outputs:
         return _pairs(graph, node)
+    if op in UINT32_PAIR_OPS and packed_outputs and all(td.data_type.name == "UINT32" for kind in ("input", "output")
+                                                        for _, td in _present(node, kind)):
+        return _pairs(graph, node)
     if (op in SELECT_OPS or op == "REDUCE" and node.function.name in _ORDER_REDUCTIONS) and packed_outputs and \
             node.input_tensor.data_type.name in WIDE:
         return _pairs(graph, node)
@@ -280,7 +283,8 @@ def _order(graph, node) -> Adaptation:
 # * SIGN, ABS, MAX, MIN, CLIP, CLIP_GRAD and the comparisons select with these comparisons (bounds as pairs of
 #   the attribute's value in the tensor's type); BIT_COUNT adds the two halves' counts.
 PAIR_OPS = frozenset({
-    "ELEMENT_WISE_ADD", "ELEMENT_WISE_SUBTRACT", "ELEMENT_WISE_MULTIPLY", "ELEMENT_WISE_NEGATE", "ELEMENT_WISE_ABS",
+    "ELEMENT_WISE_ADD", "ELEMENT_WISE_SUBTRACT", "ELEMENT_WISE_MULTIPLY", "ELEMENT_WISE_DIVIDE",
+    "ELEMENT_WISE_MODULUS_TRUNCATE", "ELEMENT_WISE_MODULUS_FLOOR", "ELEMENT_WISE_NEGATE", "ELEMENT_WISE_ABS",
     "ELEMENT_WISE_SIGN", "ELEMENT_WISE_MAX", "ELEMENT_WISE_MIN", "ELEMENT_WISE_LOGICAL_EQUALS",
     "ELEMENT_WISE_LOGICAL_GREATER_THAN", "ELEMENT_WISE_LOGICAL_GREATER_THAN_OR_EQUAL",
     "ELEMENT_WISE_LOGICAL_LESS_THAN", "ELEMENT_WISE_LOGICAL_LESS_THAN_OR_EQUAL", "ELEMENT_WISE_CLIP",
@@ -548,6 +552,81 @@ def _philox(p: _Pairs, node, x) -> dict:
     return out
 
 
+def _udivmod(p: _Pairs, a, b) -> tuple:
+    """Unsigned 64-bit a // b and a % b (b != 0 where used) by restoring long division, one quotient bit per step
+    from the top: r = 2 r + (bit of a); the step subtracts b when r >= b, or when doubling r carried out of 64 bits
+    (then r >= 2**64 > b, and r - b < b is right modulo 2**64). Every value stays below 2**64 but that carry, so
+    the pairs' arithmetic is exact."""
+    torch = p.torch
+    u = _Pairs(torch, False, a[0])
+    zero = torch.zeros_like(a[0])
+    r = (zero, zero)
+    q_lo, q_hi = zero, zero
+    one = torch.ones_like(a[0])
+    for i in reversed(range(64)):
+        word = a[1] if i >= 32 else a[0]
+        bit = torch.bitwise_and(u.logical_right(word, i % 32), 1)
+        out = u.logical_right(r[1], 31)  # the bit doubling carries out
+        r = (torch.bitwise_or(r[0] * 2, bit), torch.bitwise_or(r[1] * 2, u.logical_right(r[0], 31)))
+        take = (out == 1) | ~u.lt(r, b)
+        r = u.where(take, u.add(r, u.neg(b)), r)
+        mark = torch.where(take, one * (1 << (i % 32)) if i % 32 != 31 else one * -2**31, zero)
+        if i >= 32:
+            q_hi = torch.bitwise_or(q_hi, mark)
+        else:
+            q_lo = torch.bitwise_or(q_lo, mark)
+    return (q_lo, q_hi), r
+
+
+def _divide(p: _Pairs, a, b, remainder: str = ""):
+    """DIVIDE (truncated quotient) or MODULUS (``remainder`` "truncate" / "floor") of 64-bit integers as dmlops's
+    reference defines them (ew.truncating_divide, _arithmetic.integer_modulus): signed operands through their
+    magnitudes (|INT_MIN| is 2**63, a valid unsigned magnitude), the quotient negated when the signs differ (INT_MIN
+    / -1 wraps to INT_MIN), the truncated remainder with the dividend's sign, the floored one moved by b when its sign
+    differs from b's; by zero: the magnitude of all ones, negated for a negative dividend (-1 for x >= 0, 1 for x < 0;
+    the maximum for unsigned types), for both."""
+    torch = p.torch
+    zero_b = (b[0] == 0) & (b[1] == 0)
+    safe = p.where(zero_b, p.const(1), b)
+    if p.signed:
+        neg_a, neg_b = a[1] < 0, safe[1] < 0
+        (q, r) = _udivmod(p, p.where(neg_a, p.neg(a), a), p.where(neg_b, p.neg(safe), safe))
+        q = p.where(neg_a ^ neg_b, p.neg(q), q)
+        r = p.where(neg_a, p.neg(r), r)
+        fill = p.where(neg_a, p.const(1), p.const(-1))
+    else:
+        q, r = _udivmod(p, a, safe)
+        fill = p.const(2**64 - 1)
+    if not remainder:
+        return p.where(zero_b, fill, q)
+    if remainder == "floor" and p.signed:
+        moved = ((r[0] != 0) | (r[1] != 0)) & ((r[1] < 0) ^ (safe[1] < 0))
+        r = p.where(moved, p.add(r, safe), r)
+    return p.where(zero_b, fill, r)
+
+
+# UINT32 operators whose results need more than the int32 carrier's signed arithmetic: their values as 64-bit pairs
+# (x, 0), the result's low digit (it fits: a quotient or remainder is at most the dividend or divisor); MEAN takes
+# the wrapped sum's bits shifted right logically, (a + b mod 2**32) // 2 as the reference defines it.
+UINT32_PAIR_OPS = frozenset({"ELEMENT_WISE_DIVIDE", "ELEMENT_WISE_MODULUS_TRUNCATE", "ELEMENT_WISE_MODULUS_FLOOR",
+                             "ELEMENT_WISE_MEAN"})
+
+
+def _widened(fn):
+    """A pair function of ATensor and BTensor applied to UINT32 bits zero-extended to pairs; the low digit out."""
+    def wide(p, node, x):
+        a, b = x["ATensor"], x["BTensor"]
+        if isinstance(a, tuple):
+            return fn(p, node, x)
+        zero = p.torch.zeros_like(a)
+        return {"OutputTensor": fn(p, node, {"ATensor": (a, zero), "BTensor": (b, zero)})["OutputTensor"][0]}
+    return wide
+
+
+def _mean_uint32(p: _Pairs, node, x) -> dict:
+    return {"OutputTensor": p.logical_right(x["ATensor"] + x["BTensor"], 1)}
+
+
 # Operators that select along axes by order: done on int32 keys whose signed lexicographic order (high key first)
 # is the 64-bit values' order: (lo ^ 0x80000000, hi) for INT64, (lo ^ 0x80000000, hi ^ 0x80000000) for UINT64.
 SELECT_OPS = frozenset({"TOP_K", "TOP_K1", "ARGMAX", "ARGMIN"})
@@ -633,6 +712,10 @@ _PAIR_FUNCTIONS = {
     "ELEMENT_WISE_ADD": _binary(lambda p, a, b: p.add(a, b)),
     "ELEMENT_WISE_SUBTRACT": _binary(lambda p, a, b: p.add(a, p.neg(b))),
     "ELEMENT_WISE_MULTIPLY": _binary(lambda p, a, b: p.mul(a, b)),
+    "ELEMENT_WISE_DIVIDE": _widened(_binary(lambda p, a, b: _divide(p, a, b))),
+    "ELEMENT_WISE_MODULUS_TRUNCATE": _widened(_binary(lambda p, a, b: _divide(p, a, b, "truncate"))),
+    "ELEMENT_WISE_MODULUS_FLOOR": _widened(_binary(lambda p, a, b: _divide(p, a, b, "floor"))),
+    "ELEMENT_WISE_MEAN": _mean_uint32,
     "ELEMENT_WISE_MAX": _binary(lambda p, a, b: p.where(p.lt(a, b), b, a)),
     "ELEMENT_WISE_MIN": _binary(lambda p, a, b: p.where(p.lt(b, a), b, a)),
     "ELEMENT_WISE_LOGICAL_EQUALS": _binary(lambda p, a, b: p.boolean(p.eq(a, b))),
@@ -655,7 +738,7 @@ _PAIR_FUNCTIONS = {
     "REDUCE": _reduce,
     **{op: _select for op in SELECT_OPS},
 }
-assert set(_PAIR_FUNCTIONS) == PAIR_OPS | SELECT_OPS | {"CAST", "RANDOM_GENERATOR", "REDUCE"}
+assert set(_PAIR_FUNCTIONS) == PAIR_OPS | SELECT_OPS | UINT32_PAIR_OPS | {"CAST", "RANDOM_GENERATOR", "REDUCE"}
 
 
 class _PairInner:
