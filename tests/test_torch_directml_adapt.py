@@ -304,7 +304,7 @@ def _wide_values(t, count, seed):
     out = np.concatenate([np.array(edges, dtype=object).astype(np.dtype(t.lower())),
                           bits.view(np.dtype(t.lower()))[:count - len(edges)]])
     rng.shuffle(out)
-    return out
+    return out[:count]
 
 
 PAIR_BINARY = ["ElementWiseAdd", "ElementWiseSubtract", "ElementWiseMultiply", "ElementWiseMax", "ElementWiseMin",
@@ -527,3 +527,43 @@ def test_division_and_remainders_of_64_bit_and_uint32_values_are_exact(dml, t, n
 def test_uint32_mean_is_the_wrapped_sum_halved(dml):
     mean = dmlops.ElementWiseMean(a_tensor=T("UINT32", [6]), b_tensor=T("UINT32", [6]), output_tensor=T("UINT32", [6]))
     _same_as_reference(mean, {"ATensor": U32, "BTensor": U32[::-1].copy()}, "pairs")
+
+
+# ----------------------------------------------------------------------------------------------- 64-bit accumulation
+@pytest.mark.parametrize("t", ["INT64", "UINT64"])
+def test_64_bit_scans_reductions_folds_and_max_pooling_accumulate_in_int32_pairs(dml, t):
+    x = _wide_values(t, 30, 13).reshape(2, 3, 5)
+    inputs = {"InputTensor": x}
+    cases = []
+    for cls, flag in ((dmlops.CumulativeSummation, "has_exclusive_sum"),
+                      (dmlops.CumulativeProduct, "has_exclusive_product")):
+        for axis in (1, 2):
+            for d in ("INCREASING", "DECREASING"):
+                for exclusive in (False, True):
+                    cases.append(cls(input_tensor=T(t, [2, 3, 5]), output_tensor=T(t, [2, 3, 5]), axis=axis,
+                                     axis_direction=d, **{flag: exclusive}))
+    for f in ("SUM", "MULTIPLY", "SUM_SQUARE"):
+        for axes, out in (([2], [2, 3, 1]), ([0, 1], [1, 1, 5]), ([0, 1, 2], [1, 1, 1])):
+            cases.append(dmlops.Reduce(function=f, input_tensor=T(t, [2, 3, 5]), output_tensor=T(t, out), axes=axes))
+    for desc in cases:
+        _same_as_reference(desc, inputs, "pairs")
+    image = _wide_values(t, 2 * 2 * 4 * 5, 14).reshape(2, 2, 4, 5)
+    image[0, 0, 1, :3] = image[0, 0, 0, 0]  # ties inside a window
+    for name in ("MAX_POOLING", "MAX_POOLING1", "MAX_POOLING2"):
+        kw = dict(strides=[1, 2], start_padding=[1, 0], end_padding=[0, 1])
+        out = T(t, [2, 2, 4, 3])
+        if name == "MAX_POOLING":
+            desc = dmlops.MaxPooling(input_tensor=T(t, [2, 2, 4, 5]), output_tensor=out, window_size=[2, 2], **kw)
+        elif name == "MAX_POOLING1":
+            desc = dmlops.MaxPooling1(input_tensor=T(t, [2, 2, 4, 5]), output_tensor=out,
+                                      output_indices_tensor=T("UINT32", [2, 2, 4, 3]), window_size=[2, 2], **kw)
+        else:
+            desc = dmlops.MaxPooling2(input_tensor=T(t, [2, 2, 4, 5]), output_tensor=T(t, [2, 2, 3, 3]),
+                                      output_indices_tensor=T("UINT64", [2, 2, 3, 3]), window_size=[2, 2],
+                                      dilations=[2, 1], **kw)
+        _same_as_reference(desc, {"InputTensor": image}, "pairs")
+    for s in module("FOLD").SAMPLES:
+        if s.desc.input_tensor.data_type.name == t:
+            _same_as_reference(s.desc, s.inputs, "pairs")
+            wide = _wide_values(t, int(np.prod(s.desc.input_tensor.sizes)), 15).reshape(s.desc.input_tensor.sizes)
+            _same_as_reference(s.desc, {"InputTensor": wide}, "pairs")

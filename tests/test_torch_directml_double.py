@@ -235,17 +235,19 @@ def test_dmlops_reaches_the_double_through_its_own_device_choice(dml):
 
 
 def test_refusals_name_the_operator_the_field_the_reason_and_backend_directml(dml):
-    # 64-bit max pooling has no exact 32-bit rewrite in dmlops (element-wise arithmetic runs in pairs:
-    # test_torch_directml_adapt)
-    pool = module("MAX_POOLING").SAMPLES[[s.name for s in module("MAX_POOLING").SAMPLES].index("int_int64")].desc
+    # INT64 ADD runs in int32 pairs into a packed output (test_torch_directml_adapt); into a strided one there is no
+    # exact 32-bit path left.
+    add = dmlops.ElementWiseAdd(a_tensor=T("INT64", [2]), b_tensor=T("INT64", [2]), output_tensor=T("INT64", [2], [2]))
     with pytest.raises(dmlops.DmlOpsError) as e:
-        _compile(pool)
+        _compile(add)
     why = ("DataType INT64; torch-directml computes 64-bit integers in 32 bits (int64 [2**40 + 1] + 1 gives [2]) and "
-           "has no uint64 tensors, so dmlops takes INT64 and UINT64 there only for index, length and count tensors "
-           "and for operators that only move, select or compare them.")
+           "has no uint64 tensors, so dmlops takes INT64 and UINT64 there only for index, length and count tensors, "
+           "for operators that only move, select or compare them, and for those it computes in 32-bit pieces into "
+           "packed outputs (torch_directml_adapt).")
     assert str(e.value) == (
-        f"torch-directml cannot run this safely: MAX_POOLING.InputTensor: {why} MAX_POOLING.OutputTensor: {why} Use "
-        "backend=\"directml\" (DirectML's own operator) or backend=\"onnxruntime\" (its DirectML provider).")
+        f"torch-directml cannot run this safely: ELEMENT_WISE_ADD.ATensor: {why} ELEMENT_WISE_ADD.BTensor: {why} "
+        f"ELEMENT_WISE_ADD.OutputTensor: {why} Use backend=\"directml\" (DirectML's own operator) or "
+        "backend=\"onnxruntime\" (its DirectML provider).")
     cast = dmlops.Cast(input_tensor=T("FLOAT64", [2]), output_tensor=T("FLOAT32", [2]))
     with pytest.raises(dmlops.DmlOpsError, match=r"CAST\.InputTensor: DataType FLOAT64; torch-directml computes "
                                                  r"nothing in float64 .*backend=\"directml\""):
@@ -350,7 +352,7 @@ def test_int64_data_goes_only_where_32_bit_arithmetic_is_exact(dml):
     clip = dmlops.ElementWiseClip(input_tensor=T("INT64", [2]), output_tensor=T("INT64", [2], [2]), min=-1e12,
                                   max=5.0)
     with pytest.raises(dmlops.DmlOpsError, match=r"ELEMENT_WISE_CLIP\.InputTensor: DataType INT64; .* \(this one has an "
-                                                 r"attribute beyond 32 bits\)\."):
+                                                 r"attribute beyond 32 bits\), and for those"):
         _compile(clip)
     # An operator without inputs is computed on the host and moved: every bit arrives.
     fill = dmlops.FillValueConstant(output_tensor=T("INT64", [2]), value_data_type="INT64", value=-2**63)

@@ -139,8 +139,13 @@ def adapt(graph) -> Adaptation | None:
     if op in UINT32_PAIR_OPS and packed_outputs and all(td.data_type.name == "UINT32" for kind in ("input", "output")
                                                         for _, td in _present(node, kind)):
         return _pairs(graph, node)
-    if (op in SELECT_OPS or op == "REDUCE" and node.function.name in _ORDER_REDUCTIONS) and packed_outputs and \
-            node.input_tensor.data_type.name in WIDE:
+    if (op in SELECT_OPS or op == "REDUCE" and node.function.name in _ORDER_REDUCTIONS + _ACCUMULATING_REDUCTIONS
+            or op in ACCUMULATING_OPS) and packed_outputs and node.input_tensor.data_type.name in WIDE:
+        if op.startswith("MAX_POOLING"):
+            from ..ops import _pooling as P
+
+            if not P.sliced(node):  # windows past 256 elements: the gather-table path, not rewritten
+                return None
         return _pairs(graph, node)
     if op in ORDER_OPS and (op != "REDUCE" or node.function.name in _ORDER_REDUCTIONS) and any(
             td.data_type.name == "UINT32" and not _index_field(node, n) for n, td in _present(node, "input")):
@@ -627,6 +632,132 @@ def _mean_uint32(p: _Pairs, node, x) -> dict:
     return {"OutputTensor": p.logical_right(x["ATensor"] + x["BTensor"], 1)}
 
 
+# Operators that accumulate 64-bit values: the same steps as their lowerings, each addition or product a pair one.
+ACCUMULATING_OPS = frozenset({"CUMULATIVE_SUMMATION", "CUMULATIVE_PRODUCT", "FOLD", "MAX_POOLING", "MAX_POOLING1",
+                              "MAX_POOLING2"})
+_ACCUMULATING_REDUCTIONS = ("SUM", "MULTIPLY", "SUM_SQUARE")
+
+
+def _full(p: _Pairs, like, value: int) -> tuple:
+    lo, hi = _halves(value)
+    return p.torch.full_like(like, lo), p.torch.full_like(like, hi)
+
+
+def _scan(p: _Pairs, node, x) -> dict:
+    """CUMULATIVE_SUMMATION / _PRODUCT: _scan.torch_scan's loop over the axis (inclusive or exclusive, either
+    direction), each step a pair sum or product (modulo 2**64, as the reference wraps)."""
+    from ..ops import _scan as S
+
+    torch = p.torch
+    axis, reverse, exclusive = S.scan_attributes(node)
+    a = x["InputTensor"]
+    n = a[0].shape[axis]
+    step = p.mul if node.OPERATOR_TYPE == "CUMULATIVE_PRODUCT" else p.add
+    acc = _full(p, a[0].narrow(axis, 0, 1), 1 if node.OPERATOR_TYPE == "CUMULATIVE_PRODUCT" else 0)
+    out: list = [None] * n
+    for i in (range(n - 1, -1, -1) if reverse else range(n)):
+        piece = (a[0].narrow(axis, i, 1), a[1].narrow(axis, i, 1))
+        if exclusive:
+            out[i], acc = acc, step(acc, piece)
+        else:
+            acc = step(acc, piece)
+            out[i] = acc
+    return {"OutputTensor": (torch.cat([o[0] for o in out], dim=axis), torch.cat([o[1] for o in out], dim=axis))}
+
+
+def _reduce_accumulate(p: _Pairs, node, x) -> dict:
+    """REDUCE SUM / MULTIPLY / SUM_SQUARE: the reduced axes moved last and flattened, then halved pairwise (a
+    tree of pair sums or products, exact modulo 2**64 in any order, as addition and multiplication there are
+    associative and commutative)."""
+    torch = p.torch
+    fn = node.function.name
+    a = x["InputTensor"]
+    if fn == "SUM_SQUARE":
+        a = p.mul(a, a)
+    axes = sorted(set(node.axes))
+    rest = [i for i in range(a[0].dim()) if i not in axes]
+    lanes = [v.permute(rest + axes).reshape([v.shape[i] for i in rest] + [-1]) for v in a]
+    step = p.mul if fn == "MULTIPLY" else p.add
+    while lanes[0].shape[-1] > 1:
+        m = lanes[0].shape[-1]
+        if m % 2:  # the identity appended
+            pad = _full(p, lanes[0].narrow(-1, 0, 1), 1 if fn == "MULTIPLY" else 0)
+            lanes = [torch.cat([lane, extra], dim=-1) for lane, extra in zip(lanes, pad)]
+            m += 1
+        half = m // 2
+        lanes = list(step((lanes[0].narrow(-1, 0, half), lanes[1].narrow(-1, 0, half)),
+                          (lanes[0].narrow(-1, half, half), lanes[1].narrow(-1, half, half))))
+    sizes = node.output_tensor.sizes
+    return {"OutputTensor": (lanes[0].reshape(sizes), lanes[1].reshape(sizes))}
+
+
+def _fold(p: _Pairs, node, x) -> dict:
+    """FOLD: fold.to_torch's steps (each window position's landing columns gathered from a zero-padded pool, added
+    in window order) with pair sums."""
+    from ..ops import fold
+
+    torch = p.torch
+    n, c, k_count, blocks, tables, out = fold._plan(node)
+    pools = [torch.nn.functional.pad(v.reshape(n, c, k_count * blocks), (0, 1)) for v in x["InputTensor"]]
+    size = int(np.prod(out[2:], dtype=np.int64))
+    acc = (pools[0][:, :, -1:].expand(n, c, size), pools[1][:, :, -1:].expand(n, c, size))  # the zero slot
+    for index in tables:
+        at = torch.from_numpy(index.astype(np.int64)).to(pools[0].device)
+        acc = p.add(acc, (pools[0].index_select(2, at), pools[1].index_select(2, at)))
+    return {"OutputTensor": (acc[0].reshape(out), acc[1].reshape(out))}
+
+
+def _max_pool(p: _Pairs, node, x) -> dict:
+    """MAX_POOLING / 1 / 2 of 64-bit integers: _max_pooling._slice_torch_pool's scan over the window elements (a
+    later element wins only when greater; with indices, the first element inside the image wins a window it starts)
+    on the int32 keys of the values, the padding the lowest key (the type's lowest value), compared as pairs."""
+    from ..ops import _max_pooling as MP
+    from ..ops import _pooling as P
+
+    torch = p.torch
+    a = x["InputTensor"]
+    shape = tuple(a[0].shape)
+    s = P.Slices(node, list(shape[2:]))
+    dev = a[0].device
+    keys = _keys(p, a)
+    signed_keys = _Pairs(torch, True, a[0])  # both keys compare signed
+    padded = [P.torch_padded(torch, k, s, -2**31) for k in keys]
+    cur = (torch.full((), -2**31, dtype=torch.int32, device=dev),) * 2
+    indices = getattr(node, "output_indices_tensor", None) is not None
+    none = torch.full((), s.k, dtype=torch.int32, device=dev)
+    kstar = none
+    for k, ks in enumerate(s.positions()):
+        span = s.spans(ks)
+        cand = (padded[0][span], padded[1][span])
+        better = signed_keys.lt(cur, cand)
+        if indices:
+            better = better | (kstar == none)
+            for m in s.inside(ks):
+                better = better & torch.as_tensor(m, device=dev)
+        cur = p.where(better, cand, cur)
+        if indices:
+            kstar = torch.where(better, torch.full((), k, dtype=torch.int32, device=dev), kstar)
+    out = {"OutputTensor": (cur[0] ^ FLIP, cur[1] if p.signed else cur[1] ^ FLIP)}
+    if indices:
+        sizes = list(shape[:2]) + s.output
+        offsets = torch.as_tensor(s.offsets(), device=dev).index_select(0, kstar.reshape(-1)).reshape(sizes)
+        at = (torch.as_tensor(MP._bases_of(shape, s.dims), device=dev)
+              + P.torch_sum_of(torch, s.origins(), s.output, dev) + offsets)
+        out["OutputIndicesTensor"] = torch.where(kstar < none, at, torch.zeros((), dtype=torch.int64, device=dev))
+    return out
+
+
+def _accumulate(p: _Pairs, node, x) -> dict:
+    op = node.OPERATOR_TYPE
+    if op.startswith("CUMULATIVE"):
+        return _scan(p, node, x)
+    if op == "FOLD":
+        return _fold(p, node, x)
+    if op == "REDUCE":
+        return _reduce_accumulate(p, node, x)
+    return _max_pool(p, node, x)
+
+
 # Operators that select along axes by order: done on int32 keys whose signed lexicographic order (high key first)
 # is the 64-bit values' order: (lo ^ 0x80000000, hi) for INT64, (lo ^ 0x80000000, hi ^ 0x80000000) for UINT64.
 SELECT_OPS = frozenset({"TOP_K", "TOP_K1", "ARGMAX", "ARGMIN"})
@@ -683,6 +814,8 @@ def _reduce(p: _Pairs, node, x) -> dict:
     axes = sorted(set(node.axes))
     if fn in ("ARGMAX", "ARGMIN"):
         return _arg(p, node, x, axes, fn == "ARGMAX")
+    if fn in _ACCUMULATING_REDUCTIONS:
+        return _reduce_accumulate(p, node, x)
     (m_lo, m_hi), _ = _extreme(p, x["InputTensor"], axes, fn == "MAX")
     return {"OutputTensor": (m_lo ^ FLIP, m_hi if p.signed else m_hi ^ FLIP)}
 
@@ -737,8 +870,10 @@ _PAIR_FUNCTIONS = {
     "RANDOM_GENERATOR": _philox,
     "REDUCE": _reduce,
     **{op: _select for op in SELECT_OPS},
+    **{op: _accumulate for op in ACCUMULATING_OPS},
 }
-assert set(_PAIR_FUNCTIONS) == PAIR_OPS | SELECT_OPS | UINT32_PAIR_OPS | {"CAST", "RANDOM_GENERATOR", "REDUCE"}
+assert set(_PAIR_FUNCTIONS) == (PAIR_OPS | SELECT_OPS | UINT32_PAIR_OPS | ACCUMULATING_OPS
+                                | {"CAST", "RANDOM_GENERATOR", "REDUCE"})
 
 
 class _PairInner:

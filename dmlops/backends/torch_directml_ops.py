@@ -7,14 +7,19 @@ torch_directml_facts.md and the selftest's rows; tests/torch_directml_double.py 
 
 * its tensors have no storage (OpaqueTensorImpl): nothing here reads one;
 * uint16/uint32/uint64 tensors abort the process: those DataTypes travel in int32 / int64 carriers (CARRIERS),
-  checked at run time (``carry`` / ``uncarry``);
-* integers, int64 ones included, are computed in 32 bits: INT64 and UINT64 are taken only for index, length and
-  count tensors, with values below 2**31;
-* float64 arithmetic raises: FLOAT64 tensors are refused for operators with inputs;
+  checked at run time (``carry`` / ``uncarry``): UINT16 / UINT32 data of operators exact on bits (BITS_OPS) as
+  bits of any value, index tensors of operators that bound them saturated (SATURATING), other values within the
+  carrier's range;
+* integers, int64 ones included, are computed in 32 bits, and float64 arithmetic raises: a one-operator graph
+  with INT64 / UINT64 data (or FLOAT64 data it only moves), UINT32 data it compares, or tensors of 7 or 8
+  dimensions runs rewritten into 32-bit pieces where dmlops has an exact rewrite (torch_directml_adapt: lanes,
+  pairs, flipped order, merged axes); otherwise INT64 and UINT64 are taken only for index, length and count
+  tensors and for operators that only move, select or compare them (values within int32), and FLOAT64 tensors are
+  refused for operators with inputs;
 * ``neg``, ``sub``, one-sided int8 ``clamp``, ``constant_pad_nd``, grouped or dilated transposed convolutions,
   strided convolution inputs, 5-D ``index_select`` and the shifts come out wrong, raise, or fall back: ``workarounds``
   computes them through ops it gets right;
-* 3-D convolution is refused, and tensors of more than 6 dimensions (measured up to 6).
+* 3-D convolution is refused, and tensors of more than 6 dimensions (measured up to 6) that no rewrite merges.
 
 Descriptors that would need what cannot be worked around are refused at compile time on a ``dml`` device, each
 problem naming the operator, the field and the reason, and pointing to backend="directml".
@@ -315,8 +320,9 @@ def descriptor_problems(graph) -> list[str]:
                         and not _range_closed(node, name, kind)):
                     out.append(f"{op}.{name}: DataType {dt}; torch-directml computes 64-bit integers in 32 bits "
                                "(int64 [2**40 + 1] + 1 gives [2]) and has no uint64 tensors, so dmlops takes "
-                               f"INT64 and UINT64 there only for index, length and count tensors and for operators "
-                               f"that only move, select or compare them{_why_not_closed(node)}.")
+                               f"INT64 and UINT64 there only for index, length and count tensors, for operators "
+                               f"that only move, select or compare them{_why_not_closed(node)}, and for those it "
+                               "computes in 32-bit pieces into packed outputs (torch_directml_adapt).")
                 if dt == "FLOAT64" and has_inputs:
                     out.append(f"{op}.{name}: DataType FLOAT64; torch-directml computes nothing in float64 (\"The GPU "
                                "device does not support Double (Float64) operations!\").")
