@@ -429,6 +429,23 @@ def test_cast_to_64_bit_integers_runs_in_int32_pairs(dml, src, dst):
     _same_as_reference(desc, inputs, "lanes" if src in ("INT64", "UINT64") else "pairs")
 
 
+@pytest.mark.parametrize("src", ["INT64", "UINT64"])
+@pytest.mark.parametrize("dst", ["INT8", "UINT8", "INT16", "UINT16", "INT32", "UINT32", "FLOAT32", "FLOAT16"])
+def test_cast_from_64_bit_integers_saturates_and_rounds_exactly_in_int32_pairs(dml, src, dst):
+    values = list(_wide_values(src, 64, 16))
+    # float32 rounding edges: halfway between neighbours (ties to even), just above and below, at 2**32 scales
+    for k in (0, 7, 8, 20, 39):
+        for base in (2**24 + 1, 2**24 + 3, 2**25 - 1):
+            for d in (-1, 0, 1):
+                v = base * 2**k + d
+                if v < 2**63:
+                    values += [v, -v] if src == "INT64" else [v]
+    values += [2**31 - 1, 2**31, -2**31, -2**31 - 1, 2**32 - 1, 2**32, 65504, 65520, 70000] if src == "INT64" else [
+        2**31 - 1, 2**31, 2**32 - 1, 2**32, 2**63, 2**64 - 1, 65504, 65520]
+    desc, inputs = _cast(src, dst, np.array(values, dtype=object).astype(np.dtype(src.lower())))
+    _same_as_reference(desc, inputs, "pairs")
+
+
 def test_cast_pairs_take_a_torch_tensor_and_give_an_int64_one(dml):
     desc, _ = _cast("INT32", "UINT64", [0, 0, 0])
     x = torch.tensor([-1, 2**31 - 1, -2**31], dtype=torch.int32)

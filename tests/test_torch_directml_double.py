@@ -318,8 +318,15 @@ TOP = _u(2**32 - 1, 2**31, 2**31 + 7, 3)
     *[(dmlops.Reduce(function=f, input_tensor=T("UINT32", [2, 2]), output_tensor=T("UINT32", [2, 1]), axes=[1]),
        {"InputTensor": TOP.reshape(2, 2)}) for f in ("SUM", "MULTIPLY", "SUM_SQUARE")],
     (module("FOLD").SAMPLES[[s.name for s in module("FOLD").SAMPLES].index("uint32_overlap_wraps")].desc, None),
+    (dmlops.MatrixMultiplyIntegerToFloat(
+        a_tensor=T("UINT32", [2, 2]), a_scale_tensor=T("FLOAT32", [1, 1]), a_zero_point_tensor=T("UINT32", [1, 1]),
+        b_tensor=T("UINT32", [2, 2]), b_scale_tensor=T("FLOAT32", [1, 2]), b_zero_point_tensor=T("UINT32", [1, 2]),
+        output_tensor=T("FLOAT32", [2, 2])),
+     {"ATensor": TOP.reshape(2, 2), "AScaleTensor": np.array([[0.5]], np.float32),
+      "AZeroPointTensor": _u(2**31 + 3).reshape(1, 1), "BTensor": TOP[::-1].reshape(2, 2).copy(),
+      "BScaleTensor": np.array([[1.0, -2.0]], np.float32), "BZeroPointTensor": _u(7, 2**32 - 1).reshape(1, 2)}),
 ], ids=["shift_left_uint32", "shift_left_uint16", "shift_right_uint32", "shift_right_uint16", "bit_count", "diagonal_matrix1", "reduce_sum", "reduce_multiply",
-        "reduce_sum_square", "fold"])
+        "reduce_sum_square", "fold", "matrix_multiply_integer_to_float"])
 def test_more_operators_exact_on_uint32_bits_take_any_value(dml, desc, inputs):
     if inputs is None:  # a sample's own inputs (FOLD: overlapping 2**32 - 1 sums wrap)
         inputs = module(desc.OPERATOR_TYPE).SAMPLES[[s.desc for s in module(desc.OPERATOR_TYPE).SAMPLES].index(
@@ -338,15 +345,16 @@ def test_reductions_that_are_not_modular_still_refuse_the_top_bit(dml):
 
 
 def test_int64_data_goes_only_where_32_bit_arithmetic_is_exact(dml):
-    # CAST from INT64 to a narrower type reads its input only (RANGE_CLOSED_64; 64-bit outputs and the comparing
-    # operators run in pairs: test_torch_directml_adapt): values within int32 run, others are refused by name.
-    cast = dmlops.Cast(input_tensor=T("INT64", [3]), output_tensor=T("INT16", [3]))
-    op = _compile(cast)
-    assert op(input_tensor=np.array([-2**31, 5, 2**31 - 1], np.int64))["OutputTensor"].tolist() == [-2**15, 5,
-                                                                                                  2**15 - 1]
-    with pytest.raises(dmlops.DmlOpsError, match=r"^CAST\.InputTensor: element \(0,\) is -2147483649; .*takes "
+    # MAX only compares (RANGE_CLOSED_64). Into a packed output it runs in int32 pairs for every value
+    # (test_torch_directml_adapt); into a strided one, values within int32 run and others are refused by name.
+    maximum = dmlops.ElementWiseMax(a_tensor=T("INT64", [3]), b_tensor=T("INT64", [3]),
+                                    output_tensor=T("INT64", [3], [2]))
+    op = _compile(maximum)
+    a, b = np.array([-2**31, 5, 2**31 - 1], np.int64), np.array([3, -7, 0], np.int64)
+    assert op(a_tensor=a, b_tensor=b)["OutputTensor"].tolist() == [3, 5, 2**31 - 1]
+    with pytest.raises(dmlops.DmlOpsError, match=r"^ELEMENT_WISE_MAX\.ATensor: element \(0,\) is -2147483649; .*takes "
                                                  r"-2\*\*31 to 2\*\*31 - 1 only"):
-        op(input_tensor=np.array([-2**31 - 1, 0, 0], np.int64))
+        op(a_tensor=np.array([-2**31 - 1, 0, 0], np.int64), b_tensor=b)
     # CLIP of INT64 runs in pairs (test_torch_directml_adapt) but for a strided output, which pairs do not write:
     # then only the 32-bit path is left, which a bound beyond 32 bits rules out.
     clip = dmlops.ElementWiseClip(input_tensor=T("INT64", [2]), output_tensor=T("INT64", [2], [2]), min=-1e12,

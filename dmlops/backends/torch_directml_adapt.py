@@ -126,7 +126,7 @@ def adapt(graph) -> Adaptation | None:
         src, dst = node.input_tensor.data_type.name, node.output_tensor.data_type.name
         if src in WIDE and dst in WIDE:  # a 64-bit register read with the other signedness: the same bits
             return _lanes(graph, node)
-        if dst in WIDE and src != "FLOAT64" and packed_outputs:
+        if (dst in WIDE and src != "FLOAT64" or src in WIDE and dst != "FLOAT64") and packed_outputs:
             return _pairs(graph, node)
         return None
     if op == "RANDOM_GENERATOR":
@@ -479,6 +479,59 @@ def _clip_grad(p: _Pairs, node, x) -> dict:
     return {"OutputGradientTensor": p.where(keep, dy, p.const(0))}
 
 
+def _clz(p: _Pairs, x):
+    """The leading zero count of nonzero int32 bits (a binary search: 16, 8, 4, 2, 1)."""
+    torch = p.torch
+    count = torch.zeros_like(x)
+    for k in (16, 8, 4, 2, 1):
+        empty = p.logical_right(x, 32 - k) == 0
+        x = torch.where(empty, torch.bitwise_left_shift(x, k), x)
+        count = count + empty.to(torch.int32) * k
+    return count
+
+
+def _cast_from_wide(p: _Pairs, node, a) -> dict:
+    """CAST from INT64 / UINT64 (dmlops.ops.cast: the 64 bits read with the target's signedness, saturated; to a
+    float, IEEE round to nearest even, then FLOAT16 toward zero).
+
+    Integers: the value compared as a pair with the target's bounds, else its low digit (in range). Floats: the
+    magnitude m (|INT64_MIN| = 2**63 unsigned); m < 2**32 converts from its low digit's 16-bit halves
+    (ew.torch_uint32_bits_to_float: one rounding); else m shifted left by s = clz(high digit), so its top bit is
+    bit 63, and T = the high 32 bits with bit 0 set when any lower bit is (bit 32 of the shifted value is below its
+    round bit, bit 39, so T keeps every bit rounding to 24 bits reads: RNE(T * 2**32) = RNE(m * 2**s)), then
+    RNE(T) * 2**(32 - s), a power-of-two scaling (exact); the sign last."""
+    from ..ops import _elementwise as ew
+
+    torch = p.torch
+    dst = node.output_tensor.data_type
+    if not dst.name.startswith("FLOAT"):
+        info = np.iinfo(dst.numpy_dtype)
+        reader = _Pairs(torch, dst.name.startswith("INT"), a[0])  # the register read with the target's signedness
+        lo, hi = reader.const(int(info.min)), reader.const(int(info.max))
+        low_digit = a[0]
+        out = torch.where(reader.lt(a, lo), lo[0], torch.where(reader.lt(hi, a), hi[0], low_digit))
+        if dst.name == "UINT32":
+            return {"OutputTensor": out}  # the int32 carrier's bits
+        return {"OutputTensor": out.to(getattr(torch, dst.numpy_dtype.name))}
+    negative = a[1] < 0 if p.signed else torch.zeros_like(a[1], dtype=torch.bool)
+    m = p.where(negative, p.neg(a), a)
+    small = m[1] == 0
+    s = _clz(p, torch.where(small, torch.ones_like(m[1]), m[1]))
+    k0 = s == 0
+    top = torch.bitwise_or(torch.bitwise_left_shift(m[1], s),
+                           torch.where(k0, torch.zeros_like(s), p.logical_right(m[0], torch.where(k0, s, 32 - s))))
+    rest = torch.bitwise_left_shift(m[0], s)
+    top = torch.bitwise_or(top, (rest != 0).to(torch.int32))
+    powers = torch.tensor([2.0 ** (32 - k) for k in range(32)], dtype=torch.float32, device=a[0].device)
+    scale = torch.index_select(powers, 0, s.reshape(-1)).reshape(s.shape)
+    value = torch.where(small, ew.torch_uint32_bits_to_float(torch, m[0]),
+                        ew.torch_uint32_bits_to_float(torch, top) * scale)
+    value = torch.where(negative, value * -1.0, value)
+    if dst.name == "FLOAT16":
+        value = ew.torch_float16_toward_zero(torch, value)
+    return {"OutputTensor": value}
+
+
 def _cast(p: _Pairs, node, x) -> dict:
     """CAST to INT64 / UINT64 (dmlops.ops.cast: a 64-bit register read with the target's signedness, saturated to
     its range; floats truncated toward zero, NaN giving 0).
@@ -494,6 +547,8 @@ def _cast(p: _Pairs, node, x) -> dict:
     torch = p.torch
     v = x["InputTensor"]
     src = node.input_tensor.data_type.name
+    if src in WIDE:
+        return _cast_from_wide(p, node, v)
     signed_target = node.output_tensor.data_type.name == "INT64"
     if not v.is_floating_point():
         lo = v.to(torch.int32)

@@ -129,7 +129,9 @@ BITS_OPS = frozenset({
     # int32 branch), a population count of the bits, sums of overlapping windows, a select of input elements and
     # Value (as bits), and REDUCE's modular functions below
     "ELEMENT_WISE_BIT_SHIFT_LEFT", "ELEMENT_WISE_BIT_SHIFT_RIGHT", "ELEMENT_WISE_BIT_COUNT", "FOLD",
-    "DIAGONAL_MATRIX1", "REDUCE"})
+    "DIAGONAL_MATRIX1", "REDUCE",
+    # dequantizes its UINT32 operands and zero points to float32 from their bits' 16-bit halves (its lowering)
+    "MATRIX_MULTIPLY_INTEGER_TO_FLOAT"})
 # REDUCE computes modulo 2**32 only for these (the others divide, take roots, absolute values or compare).
 _MODULAR_REDUCTIONS = ("SUM", "MULTIPLY", "SUM_SQUARE")
 # Operators without inputs, which dmlops computes with NumPy or on the CPU and moves to the device (a move keeps

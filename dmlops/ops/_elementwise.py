@@ -618,6 +618,15 @@ def torch_convert(torch, v, dtype):
     return torch.where(x < 0, torch.full_like(x, hi), x.clamp(max=hi)).to(dtype)  # bits >= 2**63: above hi
 
 
+def torch_uint32_bits_to_float(torch, v, dtype=None):
+    """The UINT32 values whose bits an int32 tensor holds (torch-directml's carrier of UINT32), as floats: hi * 65536
+    + lo from the 16-bit halves, both exact in float32 (hi * 65536 has 16 significant bits), so the sum's one
+    rounding is IEEE's round-to-nearest-even of the value."""
+    dtype = dtype or torch.float32
+    hi = torch.bitwise_and(torch.bitwise_right_shift(v, 16), 0xFFFF).to(dtype)
+    return hi * 65536.0 + torch.bitwise_and(v, 0xFFFF).to(dtype)
+
+
 def torch_float16_toward_zero(torch, v):
     """:func:`float16_toward_zero` in float32 torch ops (the same arithmetic as the ONNX form)."""
     x = v.to(torch.float32)

@@ -45,11 +45,8 @@ def to_torch(desc, torch, x):
     dtype = torch.float32 if target == np.float32 else torch_dtype(torch, desc.output_tensor.data_type)
     v = x["InputTensor"]
     if desc.input_tensor.data_type.name == "UINT32" and v.dtype == torch.int32 and dtype.is_floating_point:
-        # UINT32 bits in torch-directml's int32 carrier: hi * 65536 + lo from the 16-bit halves, both exact in
-        # float32 (hi * 65536 has 16 significant bits), so the one rounding of the sum is IEEE's of the value.
-        hi = torch.bitwise_and(torch.bitwise_right_shift(v, 16), 0xFFFF).to(dtype)
-        lo = torch.bitwise_and(v, 0xFFFF).to(dtype)
-        return {"OutputTensor": hi * 65536.0 + lo}
+        # UINT32 bits in torch-directml's int32 carrier: converted from their 16-bit halves, one rounding.
+        return {"OutputTensor": ew.torch_uint32_bits_to_float(torch, v, dtype)}
     return {"OutputTensor": ew.torch_convert(torch, v, dtype)}
 
 

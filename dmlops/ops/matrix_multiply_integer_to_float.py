@@ -160,10 +160,16 @@ def to_onnx(desc, g, x):
 # ----------------------------------------------------------------------------------------------- torch
 def _torch_operand(desc, torch, v, zp, zp_shape, scale, scale_shape):
     wide_unsigned = (torch.uint16, torch.uint32)  # converted through int64 (torch's limited-support dtypes)
-    f = (v.to(torch.int64) if v.dtype in wide_unsigned else v).to(torch.float32)
+    carried = desc.a_tensor.data_type.name == "UINT32"  # and torch-directml holds its bits in int32 tensors
+
+    def to_float(t):
+        if carried and t.dtype == torch.int32:
+            return ew.torch_uint32_bits_to_float(torch, t)
+        return (t.to(torch.int64) if t.dtype in wide_unsigned else t).to(torch.float32)
+
+    f = to_float(v)
     if zp is not None:
-        z = zp.to(torch.int64) if zp.dtype in wide_unsigned else zp
-        f = f - z.to(torch.float32).reshape(zp_shape)
+        f = f - to_float(zp).reshape(zp_shape)
     d = f * scale.to(torch.float32).reshape(scale_shape)
     return ew.torch_float16_toward_zero(torch, d) if _float16(desc) else d
 
