@@ -584,3 +584,26 @@ def test_64_bit_scans_reductions_folds_and_max_pooling_accumulate_in_int32_pairs
             _same_as_reference(s.desc, s.inputs, "pairs")
             wide = _wide_values(t, int(np.prod(s.desc.input_tensor.sizes)), 15).reshape(s.desc.input_tensor.sizes)
             _same_as_reference(s.desc, {"InputTensor": wide}, "pairs")
+
+
+@pytest.mark.parametrize("dst", ["FLOAT32", "FLOAT16"])
+def test_cast_from_float64_rounds_its_bits_in_int32_lanes_without_float64_on_the_device(dml, dst):
+    rng = np.random.default_rng(17)
+    # every float32 binade and beyond, both signs: random fractions, the halfway points between float32 neighbours
+    # (ties to even) and their float64 neighbours, the subnormal and overflow boundaries
+    exps = rng.integers(1023 - 160, 1023 + 140, 300)
+    bits = (exps.astype(np.uint64) << np.uint64(52)) | rng.integers(0, 2**52, 300, dtype=np.uint64)
+    values = list(bits.view(np.float64))
+    for f in (1.0, 1.5, 2.0**-126, 2.0**-149, 3 * 2.0**-149, 2.0**-127, np.finfo(np.float32).max, 2.0**127, 7.0):
+        # the next float32 up (past the largest finite one: 2**128, the overflow threshold's other side)
+        up = 2.0**128 if f == np.finfo(np.float32).max else np.nextafter(np.float32(f), np.float32(np.inf))
+        half = (np.float64(f) + np.float64(up)) / 2  # exactly halfway in float64
+        values += [f, half, np.nextafter(half, -np.inf), np.nextafter(half, np.inf)]
+    values += [0.0, -0.0, np.inf, -np.inf, np.nan, 5e-324, -1e-310, 1e300, -3.4028235677973366e38, 2.0**128]
+    values = np.array(values, np.float64)
+    values = np.concatenate([values, -values])
+    desc, inputs = _cast("FLOAT64", dst, values)
+    rec = DeviceDtypes()
+    with rec:
+        _same_as_reference(desc, inputs, "pairs")
+    assert torch.float64 not in rec.dtypes

@@ -126,7 +126,8 @@ def adapt(graph) -> Adaptation | None:
         src, dst = node.input_tensor.data_type.name, node.output_tensor.data_type.name
         if src in WIDE and dst in WIDE:  # a 64-bit register read with the other signedness: the same bits
             return _lanes(graph, node)
-        if (dst in WIDE and src != "FLOAT64" or src in WIDE and dst != "FLOAT64") and packed_outputs:
+        if (dst in WIDE and src != "FLOAT64" or src in WIDE and dst != "FLOAT64"
+                or src == "FLOAT64" and dst in ("FLOAT32", "FLOAT16")) and packed_outputs:
             return _pairs(graph, node)
         return None
     if op == "RANDOM_GENERATOR":
@@ -308,7 +309,7 @@ def _pairs(graph, node) -> Adaptation:
     derived_in: list = []
     inputs: list = []
     for td in graph.input_descs():
-        if td.data_type.name in WIDE:
+        if td.data_type.name in WIDE + ("FLOAT64",):  # FLOAT64: CAST's input, its bits in lanes
             lane = _retyped(td)
             inputs.append((("lo", len(derived_in)), ("hi", len(derived_in) + 1)))
             derived_in += [lane, lane]
@@ -328,7 +329,7 @@ def _pairs(graph, node) -> Adaptation:
             derived_out.append(td)
     signed = graph.input_descs()[0].data_type.name == "INT64"
     compute = _PairCompute(node, signed, tuple(graph.input_names), tuple(graph.output_names), wide_out,
-                           tuple(td.data_type.name in WIDE for td in graph.input_descs()))
+                           tuple(td.data_type.name in WIDE + ("FLOAT64",) for td in graph.input_descs()))
     return Adaptation(graph, tuple(inputs), tuple(outputs), kind="pairs", derived_in=tuple(derived_in),
                       derived_out=tuple(derived_out), compute=compute)
 
@@ -532,6 +533,48 @@ def _cast_from_wide(p: _Pairs, node, a) -> dict:
     return {"OutputTensor": value}
 
 
+def _float64_to_float32(p: _Pairs, a):
+    """FLOAT64 bits (lanes) to the float32 nearest (IEEE round to nearest even), with int32 and float32 operations
+    only: sign, 11-bit exponent e and 52-bit fraction read from the digits. A normal float32 result (e > 896): the
+    fraction's top 23 bits, rounded up when its round bit (fraction bit 28) is set and the bits below it or the
+    kept last bit are (ties to even), give the 24-bit significand (a carry to 2**24 is the next binade: the value
+    stays right), scaled by 2**(e - 1023 - 23), a power of two float32 holds, the product exact (or inf past the
+    largest finite float32, IEEE's overflow). A subnormal one (e <= 896): the 53-bit significand shifted right by 926
+    - e (at least 30) in units of 2**-149, rounded to nearest even with every dropped bit as sticky, times 2**-149
+    (exact: at most 2**23 units). e = 0 gives zero; e = 2047 inf or NaN. The sign last (a product by -1: -0.0
+    too)."""
+    torch = p.torch
+    lo, hi = a
+    negative = hi < 0
+    e = torch.bitwise_and(p.logical_right(hi, 20), 0x7FF)
+    frac_hi = torch.bitwise_and(hi, 0xFFFFF)
+    keep = torch.bitwise_or(torch.bitwise_left_shift(frac_hi, 3), p.logical_right(lo, 29))
+    round_bit = torch.bitwise_and(p.logical_right(lo, 28), 1) == 1
+    below = torch.bitwise_and(lo, 0x0FFFFFFF) != 0
+    up = round_bit & (below | (torch.bitwise_and(keep, 1) == 1))
+    significand = (keep + (1 << 23) + up.to(torch.int32)).to(torch.float32)
+    powers = torch.tensor([2.0**k for k in range(-149, 105)], dtype=torch.float32, device=lo.device)
+    k = torch.clamp(e - 1023 - 23, -149, 104)
+    normal = significand * torch.index_select(powers, 0, (k + 149).reshape(-1)).reshape(k.shape)
+    normal = torch.where(e - 1023 + 127 >= 255, torch.full_like(normal, float("inf")), normal)
+    # subnormal: t = the 24 top bits of the 53-bit significand, the 29 below them sticky; then >> r2 (1 .. 25)
+    t = torch.bitwise_or(torch.bitwise_left_shift(torch.bitwise_or(frac_hi, 1 << 20), 3), p.logical_right(lo, 29))
+    sticky = torch.bitwise_and(lo, 0x1FFFFFFF) != 0
+    r2 = torch.clamp(926 - e - 29, 1, 25)
+    q = p.logical_right(t, r2)
+    rem = torch.bitwise_and(t, torch.bitwise_left_shift(torch.ones_like(t), r2) - 1)
+    half = torch.bitwise_left_shift(torch.ones_like(t), r2 - 1)
+    up_sub = (rem > half) | ((rem == half) & (sticky | (torch.bitwise_and(q, 1) == 1)))
+    tiny = (q + up_sub.to(torch.int32)).to(torch.float32) * 2.0**-149
+    value = torch.where(e > 896, normal, tiny)
+    value = torch.where(e == 0, torch.zeros_like(value), value)
+    special = e == 0x7FF
+    nan = special & ((frac_hi != 0) | (lo != 0))
+    value = torch.where(special, torch.full_like(value, float("inf")), value)
+    value = torch.where(nan, torch.full_like(value, float("nan")), value)
+    return value * torch.where(negative, torch.full_like(value, -1.0), torch.ones_like(value))
+
+
 def _cast(p: _Pairs, node, x) -> dict:
     """CAST to INT64 / UINT64 (dmlops.ops.cast: a 64-bit register read with the target's signedness, saturated to
     its range; floats truncated toward zero, NaN giving 0).
@@ -549,6 +592,13 @@ def _cast(p: _Pairs, node, x) -> dict:
     src = node.input_tensor.data_type.name
     if src in WIDE:
         return _cast_from_wide(p, node, v)
+    if src == "FLOAT64":
+        from ..ops import _elementwise as ew
+
+        value = _float64_to_float32(p, v)
+        if node.output_tensor.data_type.name == "FLOAT16":
+            value = ew.torch_float16_toward_zero(torch, value)
+        return {"OutputTensor": value}
     signed_target = node.output_tensor.data_type.name == "INT64"
     if not v.is_floating_point():
         lo = v.to(torch.int32)
