@@ -248,12 +248,13 @@ def test_refusals_name_the_operator_the_field_the_reason_and_backend_directml(dm
         f"torch-directml cannot run this safely: ELEMENT_WISE_ADD.ATensor: {why} ELEMENT_WISE_ADD.BTensor: {why} "
         f"ELEMENT_WISE_ADD.OutputTensor: {why} Use backend=\"directml\" (DirectML's own operator) or "
         "backend=\"onnxruntime\" (its DirectML provider).")
-    # FLOAT64 arithmetic (CAST to float32 and moves run on its bits: test_torch_directml_adapt)
-    add64 = dmlops.ElementWiseAdd(a_tensor=T("FLOAT64", [2]), b_tensor=T("FLOAT64", [2]),
-                                  output_tensor=T("FLOAT64", [2]))
-    with pytest.raises(dmlops.DmlOpsError, match=r"ELEMENT_WISE_ADD\.ATensor: DataType FLOAT64; torch-directml "
+    # FLOAT64 arithmetic: an IDENTITY with a ScaleBias (CAST to float32 and moves run on its bits:
+    # test_torch_directml_adapt)
+    scaled = dmlops.ElementWiseIdentity(input_tensor=T("FLOAT64", [2]), output_tensor=T("FLOAT64", [2]),
+                                        scale_bias=dmlops.ScaleBias(2.0, 0.5))
+    with pytest.raises(dmlops.DmlOpsError, match=r"ELEMENT_WISE_IDENTITY\.InputTensor: DataType FLOAT64; torch-directml "
                                                  r"computes nothing in float64 .*backend=\"directml\""):
-        _compile(add64)
+        _compile(scaled)
     # A strided 7-D tensor: no merged view of at most 6 dimensions is made (packed ones run: test_torch_directml_adapt).
     rank = [2] + [1] * (MAX_RANK - 1) + [2]
     relu = dmlops.ActivationRelu(input_tensor=T("FLOAT32", rank, [1] + [2] * MAX_RANK),
