@@ -13,6 +13,7 @@ import torch
 
 import dmlops
 from dmlops.backends import torch as torch_backend
+from dmlops.backends.torch_directml_adapt import Adapted
 from dmlops.backends.torch_directml_ops import LIST, recorder, registered, runs_on_directml
 from dmlops.graph import GraphDesc
 
@@ -50,7 +51,14 @@ def _simulated(graph):
 
 def test_descriptors_torch_directml_cannot_compute_are_refused_at_compile_time_with_the_reason():
     # (Every sample and vector through the torch-directml double, refusals included: test_torch_directml_double.py.)
-    desc = dmlops.ElementWiseAdd(a_tensor=T("UINT64", [4]), b_tensor=T("UINT64", [4]), output_tensor=T("UINT64", [4]))
+    # UINT64 ADD into a packed output is rewritten into int32 pairs (torch_directml_adapt); into a strided output
+    # there is no exact 32-bit path, so it is refused before anything runs.
+    packed = dmlops.ElementWiseAdd(a_tensor=T("UINT64", [4]), b_tensor=T("UINT64", [4]),
+                                   output_tensor=T("UINT64", [4]))
+    assert "UINT64" in torch_backend.descriptor_problems(GraphDesc.single(packed))[0]
+    assert isinstance(torch_backend.build(GraphDesc.single(packed), "dml:0", torch.device("cpu")), Adapted)
+    desc = dmlops.ElementWiseAdd(a_tensor=T("UINT64", [4]), b_tensor=T("UINT64", [4]),
+                                 output_tensor=T("UINT64", [4], [2]))
     with pytest.raises(dmlops.DmlOpsError, match=r"^torch-directml cannot run this safely: ELEMENT_WISE_ADD\.ATensor: "
                                                  r"DataType UINT64; torch-directml computes 64-bit integers in 32 bits"):
         torch_backend.build(GraphDesc.single(desc), "dml:0", torch.device("cpu"))
@@ -63,7 +71,12 @@ def test_descriptors_torch_directml_cannot_compute_are_refused_at_compile_time_w
 
 
 def test_ranks_above_six_and_3d_convolution_are_refused_at_compile_time_on_torch_directml():
-    desc = dmlops.ActivationRelu(input_tensor=T("FLOAT32", [1] * 7), output_tensor=T("FLOAT32", [1] * 7))
+    # A packed 7-D tensor runs as a merged view (torch_directml_adapt); a strided one that merges into no view of at
+    # most 6 dimensions is refused.
+    packed = dmlops.ActivationRelu(input_tensor=T("FLOAT32", [1] * 7), output_tensor=T("FLOAT32", [1] * 7))
+    assert isinstance(torch_backend.build(GraphDesc.single(packed), "dml:0", torch.device("cpu")), Adapted)
+    rank = [2] + [1] * 5 + [2]
+    desc = dmlops.ActivationRelu(input_tensor=T("FLOAT32", rank, [1] + [2] * 6), output_tensor=T("FLOAT32", rank))
     with pytest.raises(dmlops.DmlOpsError, match=r"ACTIVATION_RELU\.InputTensor: 7 dimensions; torch-directml was "
                                                  r"measured with up to 6 \(a rank-6 add ran"):
         torch_backend.build(GraphDesc.single(desc), "dml:0", torch.device("cpu"))

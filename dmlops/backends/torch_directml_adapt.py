@@ -996,7 +996,7 @@ class _PairInner:
 
         torch = self.torch
         if isinstance(value, torch.Tensor):
-            from .torch import torch_dtype
+            from .torch_dtypes import torch_dtype
 
             expected = torch_dtype(torch, td.data_type)
             if value.device != self.device:
@@ -1032,7 +1032,7 @@ class _PairInner:
         return [v.to(self._storage(td)).contiguous() for v, td in zip(out, self.adaptation.derived_out)]
 
     def _storage(self, td):
-        from .torch import torch_dtype
+        from .torch_dtypes import torch_dtype
         from .torch_directml_ops import CARRIERS
 
         name = td.data_type.name

@@ -125,7 +125,7 @@ def onnx_where(g, keep: str, a: str, b: str) -> str:
 # ----------------------------------------------------------------------------------------------- torch
 def torch_store(desc, torch, truth) -> dict:
     """A bool tensor as the OutputTensor's DataType (1/0)."""
-    from ..backends.torch import torch_dtype
+    from ..backends.torch_dtypes import torch_dtype
 
     return {"OutputTensor": truth.to(torch_dtype(torch, desc.output_tensor.data_type))}
 

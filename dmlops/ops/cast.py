@@ -39,7 +39,7 @@ def to_onnx(desc, g, x):
 
 def to_torch(desc, torch, x):
     """Tensor.to, with the conversions of ew.convert spelled out (clamp, int64 bit arithmetic)."""
-    from ..backends.torch import torch_dtype
+    from ..backends.torch_dtypes import torch_dtype
 
     target = _target(desc)
     dtype = torch.float32 if target == np.float32 else torch_dtype(torch, desc.output_tensor.data_type)
