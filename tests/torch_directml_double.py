@@ -53,6 +53,8 @@ Inferred from the selftest's rows (each the simplest rule that fits every row th
   ran had neither, so which of the two torch-directml refuses is not known: the double refuses the pair), and
   ``index_select`` on a 5-D tensor (UPSAMPLE_2D nearest_5d, whose lowering index_selects per dimension; no
   ok row ran a 5-D index_select, 4-D ones ran throughout).
+* 3-D convolution: never run (dmlops refused it when the record was made), so the double takes none (an
+  AssertionError): dmlops must compute it from 2-D convolutions.
 
 Validated against the record: run over every sample and vector with dmlops as of b9ac575 (the code the selftest
 ran), the double gives the recorded result for all 2,459 ok, 73 error and 1,046 refused rows and 47 of the 61
@@ -499,6 +501,8 @@ def _constant_pad_nd(func, args, kwargs):
 
 def _convolution(func, args, kwargs):
     transposed, dilation, groups = args[6], args[5], args[8]
+    if args[0].dim() == 5:  # never run on torch-directml (not in the record): the double takes none
+        raise AssertionError("3-D convolution on the torch-directml double: nothing recorded what it does there")
     if transposed and groups > 1 and any(d != 1 for d in dilation):
         raise RuntimeError(INVALIDARG_ERROR)
     return func(*args, **kwargs)

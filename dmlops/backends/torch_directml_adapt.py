@@ -17,10 +17,12 @@ torch_directml_ops.carry does.
   int32's (0 -> -2**31, 2**32 - 1 -> 2**31 - 1), one to one, so the same operator on INT32 tensors of the flipped
   bits compares exactly as DirectML compares the uint32 values; the values it selects are flipped back. The flip
   is an int32 XOR on the device.
-* **Pairs** (64-bit data of element-wise operators that compute on it: ADD, SUBTRACT, MULTIPLY, NEGATE, ABS, SIGN,
-  MAX, MIN, the comparisons, CLIP / CLIP_GRAD (and their 1 versions), BIT_COUNT, BIT_SHIFT_LEFT / RIGHT): the
-  values travel in lanes as above, and the operator is computed on the (low, high) int32 pairs with 32-bit
-  operations whose results are exact (:mod:`_pairs` below states each rule), on the device.
+* **Pairs** (64-bit data of operators that compute on it: ADD, SUBTRACT, MULTIPLY, NEGATE, ABS, SIGN, MAX, MIN,
+  the comparisons, CLIP / CLIP_GRAD (and their 1 versions), BIT_COUNT, BIT_SHIFT_LEFT / RIGHT, DIVIDE,
+  MODULUS_TRUNCATE / FLOOR, CAST (from and to 64 bits, FLOAT64 to FLOAT32 / FLOAT16 from its bits), RANDOM_GENERATOR's
+  Philox, CUMULATIVE_SUMMATION / PRODUCT, REDUCE, ARGMAX / ARGMIN, TOP_K, FOLD, MAX_POOLING): the values travel in
+  lanes as above, and the operator is computed on the (low, high) int32 pairs with 32-bit operations whose results
+  are exact (:class:`_Pairs` and the function of each operator below state each rule), on the device.
 * **Rank** (tensors of more than 6 dimensions, packed): the operator as one or more operators on at most 6
   dimensions, axes merged where the operator treats them alike (each rule is in its function below), the
   inputs and outputs reshaped on the host (a view of the same values, NumPy inputs and outputs only: a torch

@@ -19,7 +19,9 @@ torch_directml_facts.md and the selftest's rows; tests/torch_directml_double.py 
 * ``neg``, ``sub``, one-sided int8 ``clamp``, ``constant_pad_nd``, grouped or dilated transposed convolutions,
   strided convolution inputs, 5-D ``index_select`` and the shifts come out wrong, raise, or fall back: ``workarounds``
   computes them through ops it gets right;
-* 3-D convolution is refused, and tensors of more than 6 dimensions (measured up to 6) that no rewrite merges.
+* 3-D convolution was never run there (dmlops refused it when the record was made): ``workarounds`` computes it
+  as 2-D convolutions, which were;
+* tensors of more than 6 dimensions (measured up to 6) that no rewrite merges are refused.
 
 Descriptors that would need what cannot be worked around are refused at compile time on a ``dml`` device, each
 problem naming the operator, the field and the reason, and pointing to backend="directml".
@@ -335,8 +337,6 @@ def descriptor_problems(graph) -> list[str]:
             out.append(f"{op}.InputStateTensor: Philox needs the high half of 32 x 32-bit products, and torch-directml "
                        "computes integers, int64 ones included, in 32 bits; dmlops computes them from 16-bit halves "
                        "(torch_directml_adapt) into a packed OutputTensor and OutputStateTensor only.")
-        if op == "CONVOLUTION" and node.input_tensor is not None and node.input_tensor.dimension_count == 5:
-            out.append(f"{op}.InputTensor: 3 spatial dimensions; torch-directml has no 3-D convolution.")
     return out
 
 
@@ -408,6 +408,8 @@ def workarounds():
       input wrongly); a transposed convolution with groups or dilation (E_INVALIDARG there) runs per group with
       the dilation written into the filter as zeros between its taps (an infinite input then gives NaN there,
       where DirectML's dilated filter skips it).
+      A 3-D convolution (never run there: dmlops refused it when the record was made) is one 2-D convolution
+      per filter depth tap, the depths folded into the batch, summed (``convolution_3d``).
     * ``index_select`` on 5 or more dimensions (E_INVALIDARG there: UPSAMPLE_2D nearest_5d) runs on a 3-D view.
     * ``bitwise_left_shift`` / ``bitwise_right_shift`` (not registered: CPU fallback) are products and floor
       divisions by powers of two.
@@ -498,6 +500,8 @@ def _workarounds_class():
     def convolution(func, args, kwargs):
         x, w, bias, stride, padding, dilation, transposed, output_padding, groups = args
         x, w = x.contiguous(), w.contiguous()
+        if x.dim() == 5:
+            return convolution_3d(func, x, w, bias, stride, padding, dilation, transposed, output_padding, groups)
         if not transposed or (groups == 1 and all(d == 1 for d in dilation)):
             return func(x, w, bias, stride, padding, dilation, transposed, output_padding, groups)
         if any(d != 1 for d in dilation):
@@ -511,6 +515,45 @@ def _workarounds_class():
         bs = bias.chunk(groups, 0) if bias is not None else [None] * groups
         outs = [func(xi, wi, bi, stride, padding, ones, True, output_padding, 1) for xi, wi, bi in zip(xs, ws, bs)]
         return torch.cat(outs, 1) if groups > 1 else outs[0]
+
+    def convolution_3d(func, x, w, bias, stride, padding, dilation, transposed, output_padding, groups):
+        """A 3-D convolution as one 2-D convolution per filter depth tap over all depths at once (the depth folded
+        into the batch), summed: forward, output depth o reads input depth o * stride + k * dilation - padding;
+        transposed, input depth i writes output depth i * stride + k * dilation of the full output, which is then
+        cut to [padding, padding + size) (zeros past its end: output_padding). The bias is added once."""
+        n, depth = x.shape[0], x.shape[2]
+        (sd, *s2), (pd, *p2), (dd, *d2), (od, *o2) = stride, padding, dilation, output_padding
+        taps = w.shape[2]
+
+        def plane(xs, k):  # (n, c, m, h, w) -> (n, out channels, m, h', w') through tap k of the filter
+            m = xs.shape[2]
+            flat = xs.permute(0, 2, 1, 3, 4).reshape(n * m, xs.shape[1], xs.shape[3], xs.shape[4])
+            y = convolution(func, (flat, w[:, :, k], None, s2, p2, d2, transposed, o2, groups), {})
+            return y.reshape(n, m, *y.shape[1:]).permute(0, 2, 1, 3, 4)
+
+        if not transposed:
+            size = (depth + 2 * pd - dd * (taps - 1) - 1) // sd + 1
+            padded = torch.zeros(list(x.shape[:2]) + [depth + 2 * pd] + list(x.shape[3:]), dtype=x.dtype,
+                                 device=x.device)
+            padded[:, :, pd:pd + depth] = x
+            out = None
+            for k in range(taps):
+                y = plane(padded[:, :, k * dd:k * dd + sd * (size - 1) + 1:sd], k)
+                out = y if out is None else out + y
+        else:
+            full = (depth - 1) * sd + dd * (taps - 1) + 1
+            size = full - 2 * pd + od
+            out = None
+            for k in range(taps):
+                y = plane(x, k)
+                if out is None:
+                    out = torch.zeros(list(y.shape[:2]) + [max(full, pd + size)] + list(y.shape[3:]),
+                                      dtype=y.dtype, device=y.device)
+                out[:, :, k * dd:k * dd + sd * (depth - 1) + 1:sd] += y
+            out = out[:, :, pd:pd + size]
+        if bias is not None:
+            out = out + bias.reshape(1, -1, 1, 1, 1)
+        return out.contiguous()
 
     def index_select(func, args, kwargs):
         x, dim, index = args
