@@ -502,3 +502,30 @@ def test_every_sample_and_vector_is_right_or_refused_with_its_reason_on_the_doub
 
 def test_the_chunks_cover_every_runnable_operator():
     assert sorted(op for chunk in CHUNKS for op in chunk) == sorted(OPS)
+
+
+def test_a_carried_value_between_two_operators_is_range_checked_where_it_is_made(dml):
+    # UINT32 ADD then GREATER_THAN: the sum travels in an int32 carrier, so 2**31 would read as -2**31 in the
+    # comparison (False where DirectML says True). In a graph it is refused where ADD makes it, naming the element.
+    from dmlops.graph import InputEdge, IntermediateEdge, OutputEdge
+
+    u = T("UINT32", [3])
+    add = dmlops.ElementWiseAdd(a_tensor=u, b_tensor=u, output_tensor=u)
+    greater = dmlops.ElementWiseLogicalGreaterThan(a_tensor=u, b_tensor=u, output_tensor=T("UINT8", [3]))
+    graph = GraphDesc([add, greater], [InputEdge(0, 0, 0), InputEdge(1, 0, 1), InputEdge(2, 1, 1)],
+                      [IntermediateEdge(0, 0, 1, 0)], [OutputEdge(1, 0, 0)], ["a", "b", "c"], ["y"])
+    op = dmlops.compile(graph, backend="torch", device="dml")
+    c = np.array([5, 5, 5], np.uint32)
+    (y,) = op(a=np.array([3, 7, 1], np.uint32), b=np.array([4, 0, 2], np.uint32), c=c).values()
+    assert y.tolist() == [1, 1, 0]
+    with pytest.raises(dmlops.UnsupportedValue) as e:
+        op(a=np.array([3, 2**31 - 1, 1], np.uint32), b=np.array([4, 1, 2], np.uint32), c=c)
+    assert str(e.value) == (
+        "ELEMENT_WISE_ADD.OutputTensor: element (1,) came out as -2147483648 in its int32 carrier, and the next "
+        "operator of the graph reads it; on torch-directml dmlops takes UINT32 values of 0 to 2**31 - 1 (no top bit) "
+        "only between operators (torch-directml has no unsigned 16-, 32- or 64-bit tensors and computes integers in "
+        "32 bits). Use backend=\"directml\" for this graph.")
+    # The reference says what DirectML would: the comparison of the true sum.
+    (want,) = dmlops.compile(graph, backend="reference")(a=np.array([3, 2**31 - 1, 1], np.uint32),
+                                                         b=np.array([4, 1, 2], np.uint32), c=c).values()
+    assert want.tolist() == [1, 1, 0]

@@ -22,8 +22,8 @@ from ..types import DataType
 from . import parse_device, plan
 from .torch_directml_adapt import Adapted, adapt, inner_runner
 from .torch_dtypes import torch_dtype
-from .torch_directml_ops import (CARRIERS, FALLBACK, TO_DIRECTML, bits_field, carry, descriptor_problems,
-                                 saturating_field, uncarry, workarounds)
+from .torch_directml_ops import (CARRIERS, FALLBACK, TO_DIRECTML, bits_field, carry, check_intermediate,
+                                 descriptor_problems, saturating_field, uncarry, workarounds)
 
 
 def _directml():
@@ -130,6 +130,15 @@ class Runner:
                          for field, index, reg, td in step.outputs)
             steps.append((fn, step, outs, step.reinterprets))
         self._steps = tuple(steps)
+        # On torch-directml, each carried value a node of a larger graph writes is range-checked before another node
+        # reads it (torch_directml_ops.check_intermediate): register -> (data type, "OP.Field").
+        read = {r for step in p.steps for _, ref in step.fields if ref is not None
+                for r in ((ref,) if isinstance(ref, int) else ref)}
+        read |= {src for step in p.steps for src, *_ in step.reinterprets}
+        self._intermediate_checks = {
+            reg: (td.data_type.name, f"{self.graph.nodes[step.node].OPERATOR_TYPE}.{field}" + ("" if index is None else f"[{index}]"))
+            for step in p.steps for field, index, reg, td in step.outputs
+            if len(p.steps) > 1 and reg in read and self.carried(td)}
         # Per graph output: its register, storage dtype, and TensorDesc when strided (written into its buffer).
         self._outputs = tuple((reg, self.storage_dtype(td.data_type), td if tensors.is_strided(td) else None)
                               for reg, td in zip(p.outputs, self.out_descs))
@@ -197,7 +206,7 @@ class Runner:
             if strided is not None:
                 t = torch.as_strided(t, *strided)
             registers[i] = t if compute is None else t.to(compute)
-        device = self.device
+        device, checks = self.device, self._intermediate_checks
         for fn, step, outs, reinterprets in self._steps:
             y = fn(step.x(registers))
             for field, index, reg, storage, compute in outs:
@@ -207,6 +216,8 @@ class Runner:
                 if v.dtype is not storage or v.device != device:
                     v = v.to(device=device, dtype=storage)
                 registers[reg] = v if compute is None else v.to(compute)
+                if reg in checks:
+                    check_intermediate(checks[reg][1], checks[reg][0], v)
             for src, dst, frm, to in reinterprets:
                 registers[dst] = self.reinterpret(registers[src], frm, to)
         result = []

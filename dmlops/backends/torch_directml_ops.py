@@ -250,6 +250,26 @@ def uncarry(path: str, data_type: str, array, bits: bool = False):
     return array.astype(np.dtype(data_type.lower()))
 
 
+def check_intermediate(path: str, data_type: str, value) -> None:
+    """An UnsupportedValue naming the first element of ``value`` (a carrier tensor on the device that a node of a
+    larger graph wrote and the next node reads) that its carrier cannot stand for; nothing when every element is in
+    range. In a graph the next operator computes on the carrier's value (a UINT32 with its top bit set reads as a
+    negative int32, a UINT16 sum of 65536 is not taken modulo 2**16), so such a value is refused where it is made, as
+    a graph output's would be. One reduction and one read of a boolean when all is well."""
+    lo, hi = _LIMITS[data_type]
+    bad = value < lo
+    if hi <= 2**31 - 1 or value.dtype.itemsize > 4:  # in an int32 carrier, the UINT32 bound is its own range
+        bad = bad | (value >= hi)
+    if not bool(bad.any()):
+        return
+    index, found = _first_outside(value.cpu().numpy(), data_type)
+    raise UnsupportedValue(
+        f"{path}: element {index} came out as {found} in its {CARRIERS[data_type]} carrier, and the "
+        f"next operator of the graph reads it; on torch-directml dmlops takes {data_type} values of "
+        f"{_RANGE_TEXT[data_type]} only between operators (torch-directml has no unsigned 16-, 32- or 64-bit tensors "
+        "and computes integers in 32 bits). Use backend=\"directml\" for this graph.")
+
+
 # Operators that only move, select or compare their data (no arithmetic on the values): with every INT64 / UINT64
 # value within int32 (checked at run time), 32-bit integer arithmetic computes them exactly; their attributes must
 # fit 32 bits too (_attributes_fit). CAST takes them as its input only. (MAX_POOLING is not one: its lowering pads
@@ -341,7 +361,8 @@ def descriptor_problems(graph) -> list[str]:
 
 
 __all__ = ["registered", "registers", "runs_on_directml", "descriptor_problems", "FALLBACK", "MAX_RANK", "CARRIERS",
-           "BITS_OPS", "HOST_OPS", "RANGE_CLOSED_64", "SATURATING", "bits_field", "saturating_field", "carry", "uncarry", "TO_DIRECTML"]
+           "BITS_OPS", "HOST_OPS", "RANGE_CLOSED_64", "SATURATING", "bits_field", "saturating_field", "carry", "uncarry", "check_intermediate",
+           "TO_DIRECTML"]
 
 
 def recorder():
