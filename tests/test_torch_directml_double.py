@@ -529,3 +529,19 @@ def test_a_carried_value_between_two_operators_is_range_checked_where_it_is_made
     (want,) = dmlops.compile(graph, backend="reference")(a=np.array([3, 2**31 - 1, 1], np.uint32),
                                                          b=np.array([4, 1, 2], np.uint32), c=c).values()
     assert want.tolist() == [1, 1, 0]
+
+
+def test_a_carried_value_read_as_bits_by_the_next_operator_is_not_refused(dml):
+    # UINT32 ADD then BIT_AND: the AND takes the sum's bits (torch_directml_ops.BITS_OPS), so a sum needing the top
+    # bit is exact in between; the graph's inputs and output are range-checked as ever.
+    from dmlops.graph import InputEdge, IntermediateEdge, OutputEdge
+
+    u = T("UINT32", [2])
+    add = dmlops.ElementWiseAdd(a_tensor=u, b_tensor=u, output_tensor=u)
+    mask = dmlops.ElementWiseBitAnd(a_tensor=u, b_tensor=u, output_tensor=u)
+    graph = GraphDesc([add, mask], [InputEdge(0, 0, 0), InputEdge(1, 0, 1), InputEdge(2, 1, 1)],
+                      [IntermediateEdge(0, 0, 1, 0)], [OutputEdge(1, 0, 0)], ["a", "b", "m"], ["y"])
+    a, b, m = (np.array(v, np.uint32) for v in ([2**31 - 1, 5], [3, 9], [0xFFFF, 0xFFFF]))
+    (y,) = dmlops.compile(graph, backend="torch", device="dml")(a=a, b=b, m=m).values()
+    (want,) = dmlops.compile(graph, backend="reference")(a=a, b=b, m=m).values()
+    assert y.tolist() == want.tolist() == [2, 14]

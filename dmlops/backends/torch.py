@@ -130,10 +130,11 @@ class Runner:
                          for field, index, reg, td in step.outputs)
             steps.append((fn, step, outs, step.reinterprets))
         self._steps = tuple(steps)
-        # On torch-directml, each carried value a node of a larger graph writes is range-checked before another node
-        # reads it (torch_directml_ops.check_intermediate): register -> (data type, "OP.Field").
-        read = {r for step in p.steps for _, ref in step.fields if ref is not None
-                for r in ((ref,) if isinstance(ref, int) else ref)}
+        # On torch-directml, each carried value a node of a larger graph writes is range-checked before a node that
+        # computes on its value reads it (torch_directml_ops.check_intermediate): register -> (type, "OP.Field").
+        read = {r for step in p.steps for name, ref in step.fields
+                if ref is not None and not bits_field(self.graph.nodes[step.node], name)
+                for r in ((ref,) if isinstance(ref, int) else ref)}  # a field that takes bits reads any value exactly
         read |= {src for step in p.steps for src, *_ in step.reinterprets}
         self._intermediate_checks = {
             reg: (td.data_type.name, f"{self.graph.nodes[step.node].OPERATOR_TYPE}.{field}" + ("" if index is None else f"[{index}]"))
