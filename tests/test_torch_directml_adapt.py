@@ -586,6 +586,22 @@ def test_64_bit_scans_reductions_folds_and_max_pooling_accumulate_in_int32_pairs
             _same_as_reference(s.desc, {"InputTensor": wide}, "pairs")
 
 
+@pytest.mark.parametrize("t", ["INT64", "UINT64"])
+def test_64_bit_max_pooling_compares_low_digits_unsigned(dml, t):
+    # Values with the same high 32 bits whose low digits differ in their top bit (2**31 > 1 as a low digit): a
+    # signed compare of the low digit picked the smaller (a random fuzz found [2**31, 0] pooled to 0).
+    high = [0, 5, -1] if t == "INT64" else [0, 5, 2**32 - 1]
+    low = [0, 1, 2**31 - 1, 2**31, 2**31 + 1, 2**32 - 1]
+    values = np.array([(h << 32) + lo for h in high for lo in low], dtype=object)
+    x = (values.astype(np.int64) if t == "INT64" else values.astype(np.uint64)).reshape(1, 1, 1, -1)
+    for order in (x, x[..., ::-1].copy()):
+        n = order.shape[-1]
+        desc = dmlops.MaxPooling1(input_tensor=T(t, [1, 1, 1, n]), output_tensor=T(t, [1, 1, 1, n - 1]),
+                                  output_indices_tensor=T("UINT32", [1, 1, 1, n - 1]), strides=[1, 1],
+                                  window_size=[1, 2], start_padding=[0, 0], end_padding=[0, 0])
+        _same_as_reference(desc, {"InputTensor": order}, "pairs")
+
+
 @pytest.mark.parametrize("dst", ["FLOAT32", "FLOAT16"])
 def test_cast_from_float64_rounds_its_bits_in_int32_lanes_without_float64_on_the_device(dml, dst):
     rng = np.random.default_rng(17)

@@ -827,7 +827,6 @@ def _max_pool(p: _Pairs, node, x) -> dict:
     s = P.Slices(node, list(shape[2:]))
     dev = a[0].device
     keys = _keys(p, a)
-    signed_keys = _Pairs(torch, True, a[0])  # both keys compare signed
     padded = [P.torch_padded(torch, k, s, -2**31) for k in keys]
     cur = (torch.full((), -2**31, dtype=torch.int32, device=dev),) * 2
     indices = getattr(node, "output_indices_tensor", None) is not None
@@ -836,7 +835,7 @@ def _max_pool(p: _Pairs, node, x) -> dict:
     for k, ks in enumerate(s.positions()):
         span = s.spans(ks)
         cand = (padded[0][span], padded[1][span])
-        better = signed_keys.lt(cur, cand)
+        better = _keys_lt(cur, cand)
         if indices:
             better = better | (kstar == none)
             for m in s.inside(ks):
@@ -872,6 +871,12 @@ SELECT_OPS = frozenset({"TOP_K", "TOP_K1", "ARGMAX", "ARGMIN"})
 
 def _keys(p: _Pairs, a) -> tuple:
     return a[0] ^ FLIP, a[1] if p.signed else a[1] ^ FLIP
+
+
+def _keys_lt(a: tuple, b: tuple):
+    """Whether the value of keys ``a`` is below that of keys ``b`` (``_keys``): both keys compare as int32, the high
+    key first. (Not _Pairs.lt, which flips the low digit itself: on keys it would compare low digits signed.)"""
+    return (a[1] < b[1]) | ((a[1] == b[1]) & (a[0] < b[0]))
 
 
 def _reduce32(p: _Pairs, function: str, axes, v):
