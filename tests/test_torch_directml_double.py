@@ -545,3 +545,18 @@ def test_a_carried_value_read_as_bits_by_the_next_operator_is_not_refused(dml):
     (y,) = dmlops.compile(graph, backend="torch", device="dml")(a=a, b=b, m=m).values()
     (want,) = dmlops.compile(graph, backend="reference")(a=a, b=b, m=m).values()
     assert y.tolist() == want.tolist() == [2, 14]
+
+
+@pytest.mark.parametrize("name", ["ElementWiseDivide", "ElementWiseModulusTruncate", "ElementWiseModulusFloor"])
+@pytest.mark.parametrize("t", ["UINT8", "UINT16", "INT16"])
+def test_integer_division_by_zero_and_by_the_largest_value_on_torch_directml(dml, name, t):
+    # A UINT16 arrives in its int32 carrier there: x / 0 and x mod 0 are still UINT16's maximum (65535), not the
+    # int32 rule's -1 (which the output check refused). Every pair of edge values, against the reference.
+    info = np.iinfo(np.dtype(t.lower()))
+    edges = np.array(sorted({info.min, info.min + 1, -1 if info.min else 2, 0, 1, 7, info.max - 1, info.max}),
+                     dtype=object).astype(t.lower())
+    a, b = (v.ravel() for v in np.meshgrid(edges, edges))
+    desc = getattr(dmlops, name)(a_tensor=T(t, [a.size]), b_tensor=T(t, [a.size]), output_tensor=T(t, [a.size]))
+    got = dmlops.run(desc, {"ATensor": a, "BTensor": b}, backend="torch", device="dml")["OutputTensor"]
+    want = dmlops.run(desc, {"ATensor": a, "BTensor": b}, backend="reference")["OutputTensor"]
+    assert got.tolist() == want.tolist()

@@ -476,6 +476,8 @@ def _int_divide(func, args, kwargs):
             and not b.is_floating_point() and a.dtype != torch.bool):
         return func(*args, **kwargs)
     low = torch.iinfo(torch.result_type(a, b)).min
+    if low == 0:  # unsigned: nothing traps (and uint8 == -1 would read 255 as -1)
+        return func(*args, **kwargs)
     overflow = (a == low) & (b == -1)
     if not bool(overflow.any()):
         return func(*args, **kwargs)

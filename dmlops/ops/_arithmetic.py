@@ -112,9 +112,10 @@ def _torch_uint64_modulus(torch, a, b):
     return torch.where(zero, -torch.ones_like(r), r).view(torch.uint64)  # x mod 0: all ones, 2**64 - 1
 
 
-def torch_modulus(torch, a, b, floor: bool):
+def torch_modulus(torch, a, b, floor: bool, data_type):
     """:func:`modulus` in torch ops (no aten::fmod on torch-directml; integers through torch.div by a guarded
-    divisor, uint16/uint32 in int64, uint64 by ew.torch_unsigned_divide64)."""
+    divisor, uint16/uint32 in int64, uint64 by ew.torch_unsigned_divide64). ``data_type`` (the descriptor's) says
+    the signedness and the range of x mod 0: on torch-directml a UINT16 tensor arrives in its int32 carrier."""
     if a.is_floating_point():
         q = a / b
         q = torch.floor(q) if floor else torch_trunc(torch, q)
@@ -122,7 +123,7 @@ def torch_modulus(torch, a, b, floor: bool):
     if a.dtype == torch.uint64:
         return _torch_uint64_modulus(torch, a, b)
     (wa, back), (wb, _) = ew.torch_bits(torch, a), ew.torch_bits(torch, b)
-    signed = a.dtype in (torch.int8, torch.int16, torch.int32, torch.int64)
+    signed = data_type.numpy_dtype.kind == "i"
     zero = wb == 0
     bad = zero | (wb == -1) if signed else zero
     safe = torch.where(bad, torch.ones_like(wb), wb)
@@ -132,5 +133,5 @@ def torch_modulus(torch, a, b, floor: bool):
     if signed:  # x mod 0: DIVIDE's x / 0 (the module docstring)
         fill = torch.where(wa < 0, torch.ones_like(wa), -torch.ones_like(wa))
     else:
-        fill = torch.full_like(wa, ew.int_range(ew.torch_numpy_dtype(torch, a.dtype))[1])
+        fill = torch.full_like(wa, ew.int_range(data_type.numpy_dtype)[1])
     return back(torch.where(zero, fill, r))

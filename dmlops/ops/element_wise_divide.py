@@ -45,14 +45,14 @@ def to_torch(desc, torch, x):
         return {"OutputTensor": torch.where(zero, -one, q).view(torch.uint64)}  # all ones: 2**64 - 1
     (wa, back), (wb, _) = ew.torch_bits(torch, a), ew.torch_bits(torch, b)
     zero = wb == 0
-    signed = a.dtype in (torch.int8, torch.int16, torch.int32, torch.int64)
+    signed = desc.a_tensor.data_type.numpy_dtype.kind == "i"  # a UINT16 arrives in int32 on torch-directml
     bad = zero | (wb == -1) if signed else zero
     q = torch.div(wa, torch.where(bad, torch.ones_like(wb), wb), rounding_mode="trunc")
     if signed:
         q = torch.where(wb == -1, -wa, q)  # -INT_MIN wraps to INT_MIN
         fill = torch.where(wa < 0, torch.ones_like(wa), -torch.ones_like(wa))
     else:
-        hi = ew.int_range(ew.torch_numpy_dtype(torch, a.dtype))[1]
+        hi = ew.int_range(desc.a_tensor.data_type.numpy_dtype)[1]
         fill = torch.full_like(wa, hi)
     return {"OutputTensor": back(torch.where(zero, fill, q))}
 

@@ -28,7 +28,8 @@ def to_onnx(desc, g, x):
 
 def to_torch(desc, torch, x):
     """The same formula with torch ops (torch.remainder rounds differently for floats)."""
-    return {"OutputTensor": ar.torch_modulus(torch, x["ATensor"], x["BTensor"], floor=True)}
+    return {"OutputTensor": ar.torch_modulus(torch, x["ATensor"], x["BTensor"], floor=True,
+                                                    data_type=desc.a_tensor.data_type)}
 
 
 def _samples():

@@ -28,7 +28,8 @@ def to_onnx(desc, g, x):
 
 def to_torch(desc, torch, x):
     """The same formula with torch ops (torch.fmod is not registered by torch-directml and rounds differently)."""
-    return {"OutputTensor": ar.torch_modulus(torch, x["ATensor"], x["BTensor"], floor=False)}
+    return {"OutputTensor": ar.torch_modulus(torch, x["ATensor"], x["BTensor"], floor=False,
+                                                    data_type=desc.a_tensor.data_type)}
 
 
 def _samples():
