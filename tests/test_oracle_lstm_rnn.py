@@ -373,3 +373,19 @@ def test_signed_sequence_lengths_are_refused():
     desc = desc.replace(sequence_lengths_tensor=dmlops.TensorDesc("INT32", [1, 1, 1, 4]))
     with pytest.raises(dmlops.ValidationError, match=r"RNN\.SequenceLengthsTensor: DataType INT32 not supported"):
         dmlops.run(desc, inputs, backend="onnxruntime")
+
+
+@pytest.mark.parametrize("backend", ["reference", "onnxruntime", "torch"])
+def test_lstm_without_a_peephole_tensor_adds_no_peephole_term(backend):
+    # x = 1, W = [NaN, 0, 0, 1] (gates i, o, f, c), R = 0: the input gate and so C are NaN; h = o * ReLU(C), and
+    # DirectML's ReLU gives 0 for NaN (ACTIVATION_RELU's vectors). Without a PeepholeTensor there is no peephole
+    # term; the reference added 0 * C to the output gate, which is NaN, and made h NaN.
+    from dmlops.ops import module
+
+    sample = next(s for s in module("LSTM").SAMPLES if s.name == "hand_clip")
+    assert "PeepholeTensor" not in sample.inputs and isinstance(sample.desc.activation_descs[2], dmlops.ActivationRelu)
+    inputs = {k: v.copy() for k, v in sample.inputs.items()}
+    inputs["WeightTensor"].ravel()[0] = np.nan
+    out = dmlops.run(sample.desc, inputs, backend=backend)
+    assert np.isnan(out["OutputCellSingleTensor"]).all()
+    assert out["OutputSingleTensor"].ravel().tolist() == [0.0]

@@ -84,18 +84,21 @@ def reference(desc, x):
 
     def make_step(d):
         f_act, g_act, h_act = _activations(desc, d)
-        peep = [0.0] * 3 if p is None else np.split(p[0, 0, d].astype(np.float64)[None, :], 3, axis=-1)  # [1, H]
+        peep = None if p is None else np.split(p[0, 0, d].astype(np.float64)[None, :], 3, axis=-1)  # [1, H]
+
+        def peephole(pre, k, c):  # no PeepholeTensor: no term (0 * a NaN or infinite C would be NaN)
+            return pre if peep is None else pre + peep[k] * c
 
         def cell(pre, state):
             _, c_prev = state
             pre_i, pre_o, pre_f, pre_c = np.split(pre, 4, axis=-1)
-            i = activation_reference(f_act, clip(pre_i + peep[0] * c_prev))
+            i = activation_reference(f_act, clip(peephole(pre_i, 0, c_prev)))
             if desc.couple_input_forget:
                 f = 1.0 - i
             else:
-                f = activation_reference(f_act, clip(pre_f + peep[2] * c_prev))
+                f = activation_reference(f_act, clip(peephole(pre_f, 2, c_prev)))
             c = f * c_prev + i * activation_reference(g_act, clip(pre_c))
-            o = activation_reference(f_act, clip(pre_o + peep[1] * c))  # the output peephole sees the new C
+            o = activation_reference(f_act, clip(peephole(pre_o, 1, c)))  # the output peephole sees the new C
             return [o * activation_reference(h_act, c), c]
 
         return rx.linear_gates_reference(x, d, cell)
