@@ -408,9 +408,17 @@ def pool_forward(A, desc, x, rois, x_sizes, r):
     ok = A.land(A.lt(-1.0, index), A.lt(index, float(b)))
     planes = A.reshape(A.take(x, A.cast(A.where(ok, index, 0.0), np.int64), 0), [r, c, h, 1, w])
     ninf = A.const(-np.inf)
-    t = A.reduce_max(A.where(A.reshape(mx, [r, 1, 1, pw, w]), planes, ninf), 4)  # [R, C, H, PW]
-    t = A.reshape(t, [r, c, 1, h, pw])
-    y = A.reduce_max(A.where(A.reshape(my, [r, 1, ph, h, 1]), t, ninf), 3)  # [R, C, PH, PW]
+    # NaN is skipped (read as -inf; a bin of NaN only gives NaN), as DirectML's REDUCE MAX does (its vectors): its
+    # max returns the non-NaN operand. The backends' own max reductions differ (ONNX Runtime's CPU ReduceMax skips
+    # NaN, NumPy and torch propagate it), so none is left to decide.
+    number = A.lnot(A.ne(planes, planes))
+    planes = A.where(number, planes, ninf)
+    in_x, in_y = A.reshape(mx, [r, 1, 1, pw, w]), A.reshape(my, [r, 1, ph, h, 1])
+    t = A.reduce_max(A.where(in_x, planes, ninf), 4)  # [R, C, H, PW]
+    y = A.reduce_max(A.where(in_y, A.reshape(t, [r, c, 1, h, pw]), ninf), 3)  # [R, C, PH, PW]
+    seen = A.reduce_max(A.where(A.land(in_x, number), A.const(1.0), A.const(0.0)), 4)  # whether a bin holds a number
+    seen = A.reduce_max(A.where(in_y, A.reshape(seen, [r, c, 1, h, pw]), A.const(0.0)), 3)
+    y = A.where(A.lt(0.0, seen), y, A.const(np.nan))
     filled = A.land(A.land(A.reshape(ey, [r, 1, ph, 1]), A.reshape(ex, [r, 1, 1, pw])), A.reshape(ok, [r, 1, 1, 1]))
     return A.where(filled, y, A.const(0.0))
 

@@ -9,6 +9,10 @@ StartX = (X * RegionWidth) / PooledSize.Width + x1 (floor), EndX = ((X + 1) * Re
   [0, 0.5, 1.5, 2.5, 3.2]) need x1 = round(0.5) = 0 and x2 = round(2.5) = 2; half away from zero (C's round,
   Caffe's and onnxruntime's MaxRoiPool) misses 7 of 36 values. So ONNX MaxRoiPool is no lowering here (and
   onnxruntime's CPU kernel is float32 only).
+* NaN is skipped, and a bin holding only NaN gives NaN: DirectML's REDUCE MAX does so (its vectors
+  edge_*_ties_nan_inf), as its max returns the non-NaN operand; no ROI_POOLING vector has a NaN, so this is
+  inferred. (ONNX Runtime's CPU ReduceMax skipped NaN while NumPy and torch propagated it, so the backends
+  disagreed until the rule was written into every lowering.)
 * An empty bin (a region outside the input) gives 0, as Caffe and ONNX MaxRoiPool write; the docs do not say and
   no vector has one. Regions with x2 < x1 break the docs' contract (x2 >= x1); dmlops applies the same formulas
   (floor and ceiling of the exact quotients) to them.

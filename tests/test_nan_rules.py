@@ -1,0 +1,25 @@
+"""NaN and infinity rules that a sweep of the samples with NaN / inf sprinkled in found the backends disagreeing on
+(each operator's module docstring gives the rule and its evidence); every backend against values worked by hand."""
+import numpy as np
+import pytest
+
+import dmlops
+from dmlops.ops import roi_pooling
+
+BACKENDS = ["reference", "onnxruntime", "torch"]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_roi_pooling_skips_nan_and_a_bin_of_nan_only_is_nan(backend):
+    # One region [0; 0, 0, 3, 3] of a 4 x 4 grid, 2 x 2 bins (the 2 x 2 blocks). Block (0, 0) holds a NaN beside
+    # 0, 1, 4: its max is 4 (the 5 is NaN now); block (0, 1) is NaN only; block (1, 0) holds +inf; block (1, 1) -inf
+    # beside 10, 11, 14.
+    x = np.arange(16, dtype=np.float32).reshape(1, 1, 4, 4)
+    x[0, 0, 1, 1] = np.nan
+    x[0, 0, 0:2, 2:4] = np.nan
+    x[0, 0, 3, 0] = np.inf
+    x[0, 0, 3, 3] = -np.inf
+    rois = np.array([[[[0, 0, 0, 3, 3]]]], np.float32)
+    desc = roi_pooling._desc([1, 1, 4, 4], 1, [2, 2])
+    y = dmlops.run(desc, {"InputTensor": x, "ROITensor": rois}, backend=backend)["OutputTensor"]
+    np.testing.assert_array_equal(y.reshape(2, 2), np.array([[4, np.nan], [np.inf, 14]], np.float32))
