@@ -23,3 +23,17 @@ def test_roi_pooling_skips_nan_and_a_bin_of_nan_only_is_nan(backend):
     desc = roi_pooling._desc([1, 1, 4, 4], 1, [2, 2])
     y = dmlops.run(desc, {"InputTensor": x, "ROITensor": rois}, backend=backend)["OutputTensor"]
     np.testing.assert_array_equal(y.reshape(2, 2), np.array([[4, np.nan], [np.inf, 14]], np.float32))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_infinite_input_reaches_only_the_lrn_windows_that_hold_it(backend):
+    # Channels [0, 3, 4, 0] with channel 0 made +inf, cross-channel windows of 3, Alpha 3, Beta 0.5, Bias 0:
+    # y = x / sqrt(window sum of x^2). Channel 0 is inf / inf = NaN and channel 1 is 3 / inf = 0 (both windows hold
+    # the inf); channel 2's window is channels 1..3: 4 / sqrt(9 + 16) = 0.8; channel 3's is 2..3: 0 / 4 = 0.
+    # (ONNX Runtime's CPU LRN keeps a running sum and gave NaN for channels 2 and 3.)
+    from dmlops.ops import local_response_normalization as lrn
+
+    desc = lrn._desc([1, 4, 1, 1], True, 3, 3.0, 0.5, 0.0)
+    x = np.array([np.inf, 3, 4, 0], np.float32).reshape(1, 4, 1, 1)
+    y = dmlops.run(desc, {"InputTensor": x}, backend=backend)["OutputTensor"].ravel()
+    np.testing.assert_allclose(y, [np.nan, 0, 0.8, 0], rtol=1e-6)

@@ -20,11 +20,12 @@ vectors decide what the docs leave open:
   by the device's pow (up to 4 ULP; dmlops/vector_tolerances.py).
 
 Alpha, Beta and Bias take any value (the docs state no range): a negative base D with a fractional Beta gives NaN,
-D = 0 with Beta > 0 gives +-inf or NaN, on every backend alike. The ONNX lowering uses ONNX's LRN for CrossChannel
-TRUE with an odd LocalSize and Alpha > 0 and Beta > 0 (same window, same formula; ONNX Runtime's DirectML provider
-maps it onto this operator; its CPU provider refuses even sizes, and Alpha or Beta not above 0, which used to fail
-there alone) and a Pad/Slice/Add window sum otherwise; torch uses the composition throughout (its local_response_norm centres even windows
-differently).
+D = 0 with Beta > 0 gives +-inf or NaN, on every backend alike. On ONNX Runtime's DirectML provider the ONNX
+lowering uses ONNX's LRN for CrossChannel TRUE with an odd LocalSize and Alpha > 0 and Beta > 0 (same window, same
+formula; the provider maps it onto this operator); elsewhere, and for other descriptors, a Pad/Slice/Add window sum:
+the CPU provider's LRN refuses even sizes, and Alpha or Beta not above 0, and sums its window as a running sum, so
+an infinite input gave NaN in the channels after its window (inf - inf), where each window's own sum is finite.
+torch uses the composition throughout (its local_response_norm centres even windows differently).
 """
 from __future__ import annotations
 
@@ -55,12 +56,13 @@ def reference(desc, x):
 
 
 def to_onnx(desc, g, x):
-    """ONNX LRN (CrossChannel TRUE, odd LocalSize, Alpha > 0 and Beta > 0: the same window and formula; ONNX
-    Runtime's CPU LRN refuses an even size and Alpha or Beta of 0, below or NaN when it creates the session);
-    Pad/Slice/Add, Pow, Div otherwise."""
+    """ONNX LRN on DirectML's provider (CrossChannel TRUE, odd LocalSize, Alpha > 0 and Beta > 0: the same window
+    and formula, mapped onto this operator); Pad/Slice/Add, Pow, Div otherwise (ONNX Runtime's CPU LRN refuses an
+    even size and Alpha or Beta of 0, below or NaN, and keeps a running window sum, so an infinity made NaN of the
+    channels after it)."""
     v = x["InputTensor"]
     alpha, beta = nz._f32(desc.alpha), nz._f32(desc.beta)
-    if desc.cross_channel and desc.local_size % 2 == 1 and alpha > 0 and beta > 0:
+    if desc.cross_channel and desc.local_size % 2 == 1 and alpha > 0 and beta > 0 and g.provider == "dml":
         return {"OutputTensor": g.node("LRN", [v], size=int(desc.local_size), alpha=nz._f32(desc.alpha),
                                        beta=nz._f32(desc.beta), bias=nz._f32(desc.bias))}
     d = nz.lrn_onnx(desc, g, v, desc.input_tensor.sizes)
