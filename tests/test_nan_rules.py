@@ -37,3 +37,22 @@ def test_an_infinite_input_reaches_only_the_lrn_windows_that_hold_it(backend):
     x = np.array([np.inf, 3, 4, 0], np.float32).reshape(1, 4, 1, 1)
     y = dmlops.run(desc, {"InputTensor": x}, backend=backend)["OutputTensor"].ravel()
     np.testing.assert_allclose(y, [np.nan, 0, 0.8, 0], rtol=1e-6)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_dynamic_quantize_linear_takes_its_range_without_the_nans(backend):
+    # [-1.5, NaN, 3.6, 0.5]: the range is [-1.5, 3.6] as without the NaN: scale 5.1 * float32(1 / 255), zero point
+    # round(1.5 / scale) = 75; the NaN element quantizes to 0. An input of NaN only has the range [0, 0]: scale 0.
+    from dmlops.ops import module
+
+    sample = next(s for s in module("DYNAMIC_QUANTIZE_LINEAR").SAMPLES if s.name == "uint8_basic")
+    desc = sample.desc
+    n = int(np.prod(desc.input_tensor.sizes))
+    x = np.resize(np.array([-1.5, np.nan, 3.6, 0.5], np.float32), n).reshape(desc.input_tensor.sizes)
+    out = dmlops.run(desc, {"InputTensor": x}, backend=backend)
+    scale = np.float32(5.1) * (np.float32(1) / np.float32(255))
+    assert out["OutputScaleTensor"].ravel().tolist() == [scale]
+    assert out["OutputZeroPointTensor"].ravel().tolist() == [75]
+    assert out["OutputTensor"].ravel()[:4].tolist() == [0, 0, 255, 75 + round(0.5 / float(scale))]
+    nan = dmlops.run(desc, {"InputTensor": np.full(desc.input_tensor.sizes, np.nan, np.float32)}, backend=backend)
+    assert nan["OutputScaleTensor"].ravel().tolist() == [0.0] and not nan["OutputTensor"].any()

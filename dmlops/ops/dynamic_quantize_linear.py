@@ -22,7 +22,10 @@ case (sample_uint8_basic); tests/test_oracle_quantize.py also checks the lowerin
 DynamicQuantizeLinear node cases, onnx.reference (one step apart in the scale at most) and hand arithmetic. An
 all-zero input gives OutputScale 0 (the formula as written; ONNX leaves it open, onnx.reference gives 1/255 and ONNX
 Runtime's CPU kernel 1): then 0 / 0 is NaN, and NaN quantizes to 0, so Output and OutputZeroPoint are 0. NaN inputs
-are unspecified (the min and max propagate them here). FLOAT16 inputs are computed in float32 (dmlops.lower). ONNX:
+are skipped by the range, as DirectML's REDUCE MIN / MAX skip NaN and its min / max of two values returns the
+non-NaN one (their vectors): since the range always holds 0, that is the range of the input with NaN read as 0
+(inferred: no DYNAMIC_QUANTIZE_LINEAR vector has a NaN; the backends disagreed, ONNX Runtime's CPU ReduceMin / Max
+skipping NaN where NumPy and torch propagated it); a NaN element quantizes to 0 (QUANTIZE_LINEAR's rule). FLOAT16 inputs are computed in float32 (dmlops.lower). ONNX:
 ReduceMin, ReduceMax, Min, Max, Sub, Mul, Div, Round, Clip, Cast; torch: min, max, minimum, maximum, mul, div, round,
 clamp.
 """
@@ -55,8 +58,9 @@ def reference(desc, x):
     dtype, lo, hi, inverse = _params(desc)
     v = x["InputTensor"].astype(np.float32)
     shape = tuple(desc.output_scale_tensor.sizes)
-    mn = np.minimum(np.min(v), np.float32(0)).reshape(1)
-    mx = np.maximum(np.max(v), np.float32(0)).reshape(1)
+    r = np.where(np.isnan(v), np.float32(0), v)  # the range skips NaN (module docstring)
+    mn = np.minimum(np.min(r), np.float32(0)).reshape(1)
+    mx = np.maximum(np.max(r), np.float32(0)).reshape(1)
     with np.errstate(all="ignore"):
         scale = (mx - mn) * inverse
         zp = Q.reference_quantize(np.float32(lo) - mn / scale, np.float32(1), None, dtype)
@@ -70,8 +74,9 @@ def to_onnx(desc, g, x):
     dtype, lo, hi, inverse = _params(desc)
     v = g.cast(x["InputTensor"], np.float32)
     f = lambda value: ew.onnx_const(g, value, np.float32)  # noqa: E731
-    mn = g.node("Min", [g.node("ReduceMin", [v], keepdims=1), f(0)])
-    mx = g.node("Max", [g.node("ReduceMax", [v], keepdims=1), f(0)])
+    r = g.node("Where", [g.node("IsNaN", [v], dtype=np.bool_), f(0), v], dtype=np.float32)  # the range skips NaN
+    mn = g.node("Min", [g.node("ReduceMin", [r], keepdims=1), f(0)])
+    mx = g.node("Max", [g.node("ReduceMax", [r], keepdims=1), f(0)])
     scale = g.node("Mul", [g.node("Sub", [mx, mn]), f(inverse)])
     zp = Q.onnx_quantize(g, g.node("Sub", [f(lo), g.node("Div", [mn, scale])]), f(1), None, dtype)
     y = Q.onnx_quantize(g, v, scale, zp, dtype)
@@ -86,8 +91,9 @@ def to_torch(desc, torch, x):
     tdtype = getattr(torch, dtype.name)
     v = x["InputTensor"].to(torch.float32)
     zero = torch.zeros((1,), dtype=torch.float32, device=v.device)
-    mn = torch.minimum(v.min().reshape(1), zero)
-    mx = torch.maximum(v.max().reshape(1), zero)
+    r = torch.where(torch.isnan(v), torch.zeros_like(v), v)  # the range skips NaN
+    mn = torch.minimum(r.min().reshape(1), zero)
+    mx = torch.maximum(r.max().reshape(1), zero)
     scale = (mx - mn) * float(inverse)
     zp = Q.torch_quantize(torch, float(lo) - mn / scale, torch.ones_like(scale), None, tdtype)
     return {"OutputTensor": Q.torch_quantize(torch, v, scale, zp, tdtype),
