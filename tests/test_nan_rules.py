@@ -56,3 +56,25 @@ def test_dynamic_quantize_linear_takes_its_range_without_the_nans(backend):
     assert out["OutputTensor"].ravel()[:4].tolist() == [0, 0, 255, 75 + round(0.5 / float(scale))]
     nan = dmlops.run(desc, {"InputTensor": np.full(desc.input_tensor.sizes, np.nan, np.float32)}, backend=backend)
     assert nan["OutputScaleTensor"].ravel().tolist() == [0.0] and not nan["OutputTensor"].any()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("groups", [1, 2])
+def test_an_infinite_filter_tap_over_the_padding_gives_nan_in_every_convolution(backend, groups):
+    # Ones through a 3 x 3 filter of zeros with +inf at its top-left tap, padding 1: the output's first row and
+    # column read that tap over the padding's zeros (inf * 0 = NaN), the rest over ones (inf). torch's depthwise
+    # kernel (groups 2 over 2 channels) skipped the padded taps and gave 0 there.
+    desc = dmlops.Convolution(
+        input_tensor=dmlops.TensorDesc("FLOAT32", [1, 2, 3, 3]),
+        filter_tensor=dmlops.TensorDesc("FLOAT32", [2, 2 // groups, 3, 3]),
+        output_tensor=dmlops.TensorDesc("FLOAT32", [1, 2, 3, 3]), mode="CROSS_CORRELATION", direction="FORWARD",
+        strides=[1, 1], dilations=[1, 1], start_padding=[1, 1], end_padding=[1, 1], output_padding=[0, 0],
+        group_count=groups)
+    w = np.zeros([2, 2 // groups, 3, 3], np.float32)
+    w[:, :, 0, 0] = np.inf
+    y = dmlops.run(desc, {"InputTensor": np.ones([1, 2, 3, 3], np.float32), "FilterTensor": w},
+                   backend=backend)["OutputTensor"]
+    want = np.full([3, 3], np.inf, np.float32)
+    want[0, :] = want[:, 0] = np.nan
+    for plane in y.reshape(2, 3, 3):
+        np.testing.assert_array_equal(plane, want)

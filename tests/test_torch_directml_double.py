@@ -180,6 +180,18 @@ def test_convolutions_torch_directml_refuses_or_reads_wrongly_are_computed_throu
     with workarounds():
         got = torch.nn.functional.conv_transpose2d(on(x, dml), on(w, dml), on(bias, dml), **kw)
     torch.testing.assert_close(got.cpu(), torch.nn.functional.conv_transpose2d(x, w, bias, **kw))
+    # An infinite input reaches only the outputs its taps write: nothing multiplies the dilation's gaps (zeros
+    # written into the filter between its taps made NaN there).
+    x[0, 1, 1, 2] = float("inf")
+    for dilation in ((2, 1), (3, 2)):
+        for groups in (1, 2):
+            k = dict(kw, dilation=dilation, groups=groups)
+            wg = w if groups == 2 else torch.cat([w, w], 1)
+            with workarounds():
+                got = torch.nn.functional.conv_transpose2d(on(x, dml), on(wg, dml), on(bias, dml), **k)
+            want = torch.nn.functional.conv_transpose2d(x, wg, bias, **k)
+            assert torch.isinf(want).any() and not torch.isnan(want).any()
+            torch.testing.assert_close(got.cpu(), want, equal_nan=False)
     nhwc = torch.randn(1, 3, 3, 2, generator=g).permute(0, 3, 1, 2)  # channels-last strides
     w2 = torch.randn(2, 2, 2, 2, generator=g)
     with workarounds():
@@ -208,6 +220,20 @@ def test_3d_convolutions_are_2d_convolutions_per_depth_tap_on_torch_directml(dml
     torch.testing.assert_close(got.cpu(), f(x, w, bias, **kw), rtol=1e-5, atol=1e-5)
     with pytest.raises(AssertionError, match="3-D convolution on the torch-directml double"):
         f(on(x, dml), on(w, dml), on(bias, dml), **kw)  # without the workarounds
+
+
+def test_a_3d_convolution_multiplies_the_padding_as_conv3d_does(dml):
+    # An infinite filter tap over the padding gives NaN (inf * 0), as torch's CPU conv3d gives it; the 2-D pieces
+    # read explicit zeros (a 2-D depthwise kernel would skip them).
+    x = torch.ones(1, 2, 3, 3, 3)
+    w = torch.zeros(2, 1, 3, 3, 3)
+    w[:, :, 0, 1, 0] = float("inf")
+    for groups, weight in ((2, w), (1, torch.cat([w, w], 1))):
+        with workarounds():
+            got = torch.nn.functional.conv3d(on(x, dml), on(weight, dml), padding=1, groups=groups)
+        want = torch.nn.functional.conv3d(x, torch.cat([w, w], 1), padding=1)
+        assert torch.isnan(want).any() and torch.isinf(want).any()
+        torch.testing.assert_close(got.cpu(), want * (1 if groups == 1 else 0.5), equal_nan=True)
 
 
 def test_five_dimensional_index_select_and_shifts_on_torch_directml(dml):

@@ -29,6 +29,7 @@ problem naming the operator, the field and the reason, and pointing to backend="
 from __future__ import annotations
 
 import functools
+import itertools
 from pathlib import Path
 
 import numpy as np
@@ -426,9 +427,10 @@ def workarounds():
       returned wrong data (CONVOLUTION cross_correlation_1d_bias): here a ``full`` of the value with the input
       copied into its middle (negative paddings crop first).
     * ``convolution``: inputs are made contiguous (CONVOLUTION forward_2d_nhwc_strided_input read an NHWC-strided
-      input wrongly); a transposed convolution with groups or dilation (E_INVALIDARG there) runs per group with
-      the dilation written into the filter as zeros between its taps (an infinite input then gives NaN there,
-      where DirectML's dilated filter skips it).
+      input wrongly); a transposed convolution with groups or dilation (E_INVALIDARG there) runs per group, a
+      dilated one as one 1 x 1 transposed convolution per filter tap added at the tap's dilated offset
+      (``transposed_by_taps``: nothing multiplies the dilation's gaps, so an infinite input stays where
+      DirectML's dilated filter puts it).
       A 3-D convolution (never run there: dmlops refused it when the record was made) is one 2-D convolution
       per filter depth tap, the depths folded into the batch, summed (``convolution_3d``).
     * ``index_select`` on 5 or more dimensions (E_INVALIDARG there: UPSAMPLE_2D nearest_5d) runs on a 3-D view.
@@ -525,17 +527,33 @@ def _workarounds_class():
             return convolution_3d(func, x, w, bias, stride, padding, dilation, transposed, output_padding, groups)
         if not transposed or (groups == 1 and all(d == 1 for d in dilation)):
             return func(x, w, bias, stride, padding, dilation, transposed, output_padding, groups)
-        if any(d != 1 for d in dilation):
-            k = list(w.shape[2:])
-            wide = torch.zeros(list(w.shape[:2]) + [(n - 1) * d + 1 for n, d in zip(k, dilation)], dtype=w.dtype,
-                               device=w.device)
-            wide[(slice(None), slice(None), *(slice(None, None, d) for d in dilation))] = w
-            w = wide
-        ones = [1] * len(dilation)
         xs, ws = x.chunk(groups, 1), w.chunk(groups, 0)
         bs = bias.chunk(groups, 0) if bias is not None else [None] * groups
-        outs = [func(xi, wi, bi, stride, padding, ones, True, output_padding, 1) for xi, wi, bi in zip(xs, ws, bs)]
+        if all(d == 1 for d in dilation):
+            ones = [1] * len(dilation)
+            outs = [func(xi, wi, bi, stride, padding, ones, True, output_padding, 1) for xi, wi, bi in zip(xs, ws, bs)]
+        else:
+            outs = [transposed_by_taps(func, xi, wi, bi, stride, padding, dilation, output_padding)
+                    for xi, wi, bi in zip(xs, ws, bs)]
         return torch.cat(outs, 1) if groups > 1 else outs[0]
+
+    def transposed_by_taps(func, x, w, bias, stride, padding, dilation, output_padding):
+        """A dilated transposed convolution of one group as one 1 x 1 transposed convolution per filter tap, each
+        added into the full output at the tap's dilated offset, then cut to [padding, padding + size) (zeros past
+        the full output's end: output_padding). The dilation's gaps are never multiplied: zeros written into the
+        filter between its taps would make an infinite input NaN there, where DirectML's dilated filter skips it."""
+        spatial, taps, n = list(x.shape[2:]), list(w.shape[2:]), x.dim() - 2
+        full = [(i - 1) * s + d * (k - 1) + 1 for i, s, d, k in zip(spatial, stride, dilation, taps)]
+        size = [f - 2 * p + o for f, p, o in zip(full, padding, output_padding)]
+        out = torch.zeros([x.shape[0], w.shape[1]] + [max(f, p + z) for f, p, z in zip(full, padding, size)],
+                          dtype=x.dtype, device=x.device)
+        for tap in itertools.product(*(range(k) for k in taps)):
+            one = w[(slice(None), slice(None), *(slice(t, t + 1) for t in tap))].contiguous()
+            y = func(x, one, None, stride, [0] * n, [1] * n, True, [0] * n, 1)
+            out[(slice(None), slice(None), *(slice(t * d, t * d + (i - 1) * s + 1)
+                                             for t, d, i, s in zip(tap, dilation, spatial, stride)))] += y
+        out = out[(slice(None), slice(None), *(slice(p, p + z) for p, z in zip(padding, size)))]
+        return out if bias is None else out + bias.reshape([1, -1] + [1] * n)
 
     def convolution_3d(func, x, w, bias, stride, padding, dilation, transposed, output_padding, groups):
         """A 3-D convolution as one 2-D convolution per filter depth tap over all depths at once (the depth folded
@@ -546,27 +564,30 @@ def _workarounds_class():
         (sd, *s2), (pd, *p2), (dd, *d2), (od, *o2) = stride, padding, dilation, output_padding
         taps = w.shape[2]
 
-        def plane(xs, k):  # (n, c, m, h, w) -> (n, out channels, m, h', w') through tap k of the filter
+        def plane(xs, k, pad):  # (n, c, m, h, w) -> (n, out channels, m, h', w') through tap k of the filter
             m = xs.shape[2]
             flat = xs.permute(0, 2, 1, 3, 4).reshape(n * m, xs.shape[1], xs.shape[3], xs.shape[4])
-            y = convolution(func, (flat, w[:, :, k], None, s2, p2, d2, transposed, o2, groups), {})
+            y = convolution(func, (flat, w[:, :, k], None, s2, pad, d2, transposed, o2, groups), {})
             return y.reshape(n, m, *y.shape[1:]).permute(0, 2, 1, 3, 4)
 
         if not transposed:
+            # Zeros around all three spatial dimensions, read by the taps as the 3-D convolution reads them (a 2-D
+            # depthwise kernel would skip padded taps: an infinite filter tap there gives NaN, not 0).
             size = (depth + 2 * pd - dd * (taps - 1) - 1) // sd + 1
-            padded = torch.zeros(list(x.shape[:2]) + [depth + 2 * pd] + list(x.shape[3:]), dtype=x.dtype,
-                                 device=x.device)
-            padded[:, :, pd:pd + depth] = x
+            ph, pw = p2
+            padded = torch.zeros(list(x.shape[:2]) + [depth + 2 * pd, x.shape[3] + 2 * ph, x.shape[4] + 2 * pw],
+                                 dtype=x.dtype, device=x.device)
+            padded[:, :, pd:pd + depth, ph:ph + x.shape[3], pw:pw + x.shape[4]] = x
             out = None
             for k in range(taps):
-                y = plane(padded[:, :, k * dd:k * dd + sd * (size - 1) + 1:sd], k)
+                y = plane(padded[:, :, k * dd:k * dd + sd * (size - 1) + 1:sd], k, [0, 0])
                 out = y if out is None else out + y
         else:
             full = (depth - 1) * sd + dd * (taps - 1) + 1
             size = full - 2 * pd + od
             out = None
             for k in range(taps):
-                y = plane(x, k)
+                y = plane(x, k, p2)
                 if out is None:
                     out = torch.zeros(list(y.shape[:2]) + [max(full, pd + size)] + list(y.shape[3:]),
                                       dtype=y.dtype, device=y.device)

@@ -286,7 +286,9 @@ def to_onnx(desc, g, x):
 # ComputedSize (a view) where torch's is longer: one call whenever torch's output is at least that long (FORWARD:
 # the padded input holds the dilated filter; BACKWARD: an output_padding below the stride or dilation makes up any
 # shortfall). Otherwise the input is padded explicitly first (FORWARD) or the full transposed output cropped and
-# padded (BACKWARD).
+# padded (BACKWARD). A padded depthwise convolution (one channel per group) is padded explicitly too: torch's CPU
+# depthwise kernel skips the padded taps, so an infinite filter tap over the padding gave 0 where every other
+# backend, and torch's own other kernels, multiply the padding's zeros (NaN).
 
 
 def _torch_call(desc):
@@ -305,6 +307,12 @@ def _torch_call(desc):
     return start, extra
 
 
+def _depthwise(desc) -> bool:
+    """One input and one output channel per group (torch's depthwise kernels)."""
+    channels = desc.input_tensor.sizes[1]
+    return desc.group_count == channels == desc.filter_tensor.sizes[0] and channels > 1
+
+
 TORCH_APPLIES_FUSED_ACTIVATION = True  # lower_torch leaves FusedActivation to to_torch (_torch_fused)
 
 
@@ -320,6 +328,8 @@ def to_torch(desc, torch, x):
     kw = dict(stride=list(desc.strides), dilation=list(desc.dilations), groups=desc.group_count)
     computed = _computed_sizes(desc)
     call = _torch_call(desc)
+    if call is not None and not _backward(desc) and any(call[0]) and _depthwise(desc):
+        call = None  # torch's depthwise kernels skip padded taps: an infinite filter tap there gave 0, not NaN
     with _torch_fused.exact_float32(torch, v.device):
         if call is not None and not _backward(desc):
             y = getattr(f, f"conv{dims}d")(v, w, b, padding=call[0], **kw)
