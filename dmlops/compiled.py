@@ -422,15 +422,24 @@ def _build_backend(target, graph, backend, device, level, debug=False, flags=0) 
 
         name, provider, _ = ort_backend.choose_device(device)
         runner = ort_backend.build(graph, name)
-        notes = ("FLOAT16 computed in float32 on the CPU provider (it lacks float16 kernels); outputs rounded to "
-                 "FLOAT16",) if float16 and runner.upcast_float16 else ()
+        notes = (_lowered("ONNX"),) + (("FLOAT16 computed in float32 on the CPU provider (it lacks float16 kernels); "
+                                         "outputs rounded to FLOAT16",) if float16 and runner.upcast_float16 else ())
         return CompiledOperator(target, graph, backend, name, provider, level, runner, notes)
     from .backends import torch as torch_backend
 
     name, torch_device, _ = torch_backend.choose_device(device)
     runner = torch_backend.build(graph, name, torch_device)
-    notes = ("FLOAT16 computed in float32 on the CPU; outputs rounded to FLOAT16",) if float16 and runner.upcast_float16 else ()
+    notes = (_lowered("torch"),) + torch_backend.directml_notes(graph, runner, name) + (
+        ("FLOAT16 computed in float32 on the CPU; outputs rounded to FLOAT16",)
+        if float16 and getattr(runner, "upcast_float16", False) else ())
     return CompiledOperator(target, graph, backend, name, str(torch_device), level, runner, notes)
+
+
+def _lowered(ops: str) -> str:
+    """``op.notes``' first line on a lowering backend: whose semantics these are."""
+    return (f"semantics are dmlops's lowering of DirectML's: {ops} ops following the rules of dmlops's reference, "
+            "which is checked against DirectML's recorded answers; backend=\"directml\" hands the descriptor to "
+            "DirectML itself")
 
 
 def _tensor_slots(desc):

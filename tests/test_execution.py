@@ -193,11 +193,16 @@ def test_an_output_cannot_broadcast():
 @pytest.mark.parametrize("backend", ["onnxruntime", "torch"])
 def test_float16_runs_and_says_how(backend):
     op = dmlops.compile(relu_grad(dtype="FLOAT16"), backend, device="cpu")
-    assert op.notes and "FLOAT16 computed in float32" in op.notes[0]
+    assert "FLOAT16 computed in float32" in op.notes[1]
     out = op(input_tensor=X.astype(np.float16), input_gradient_tensor=DY.astype(np.float16))
     assert out["OutputGradientTensor"].dtype == np.float16
     np.testing.assert_array_equal(out["OutputGradientTensor"], WANT.astype(np.float16))
-    assert dmlops.compile(relu_grad(), backend, device="cpu").notes == ()
+    # Every lowering says first whose semantics it has (issue 23: where DirectML's are exact, where lowered).
+    ops = "ONNX" if backend == "onnxruntime" else "torch"
+    assert dmlops.compile(relu_grad(), backend, device="cpu").notes == (
+        f"semantics are dmlops's lowering of DirectML's: {ops} ops following the rules of dmlops's reference, which "
+        "is checked against DirectML's recorded answers; backend=\"directml\" hands the descriptor to DirectML "
+        "itself",)
 
 
 # --- devices -------------------------------------------------------------------------------------------

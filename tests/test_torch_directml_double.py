@@ -586,3 +586,14 @@ def test_integer_division_by_zero_and_by_the_largest_value_on_torch_directml(dml
     got = dmlops.run(desc, {"ATensor": a, "BTensor": b}, backend="torch", device="dml")["OutputTensor"]
     want = dmlops.run(desc, {"ATensor": a, "BTensor": b}, backend="reference")["OutputTensor"]
     assert got.tolist() == want.tolist()
+
+
+def test_op_notes_say_how_values_travel_and_what_runs_rewritten_on_torch_directml(dml):
+    add = dmlops.ElementWiseAdd(a_tensor=T("UINT32", [2]), b_tensor=T("UINT32", [2]), output_tensor=T("UINT32", [2]))
+    notes = _compile(add).notes
+    assert notes[0].startswith("semantics are dmlops's lowering of DirectML's: torch ops")
+    assert notes[1:] == ("UINT32 values travel in int32 tensors on torch-directml (it has no unsigned 16-, 32- or "
+                         "64-bit tensors); a value its carrier cannot hold is refused at run time (UnsupportedValue)",)
+    wide = dmlops.ElementWiseAdd(a_tensor=T("INT64", [2]), b_tensor=T("INT64", [2]), output_tensor=T("INT64", [2]))
+    assert _compile(wide).notes[1:] == (
+        "runs rewritten for torch-directml (torch_directml_adapt): 64-bit values computed as (low, high) int32 pairs",)

@@ -509,6 +509,28 @@ def _saturated_slots(graph) -> list[str | None]:
     return [next(iter(rules[i])) if len(rules.get(i, ())) == 1 else None for i in range(len(graph.input_names))]
 
 
+_REWRITES = {"lanes": "64-bit values as two int32 lanes, the operator run once per lane",
+             "pairs": "64-bit values computed as (low, high) int32 pairs",
+             "order": "UINT32 values compared as int32 with their top bit flipped",
+             "rank": "more than 6 dimensions merged into at most 6"}
+
+
+def directml_notes(graph, runner, device: str) -> tuple[str, ...]:
+    """What ``op.notes`` says of a torch-directml operator: how its values travel and what runs rewritten."""
+    if parse_device(device, "torch")[0] != "dml":
+        return ()
+    notes = []
+    if isinstance(runner, Adapted):
+        notes.append(f"runs rewritten for torch-directml (torch_directml_adapt): {_REWRITES[runner.adaptation.kind]}")
+    carried = sorted({td.data_type.name for td in (*graph.input_descs(), *graph.output_descs())
+                      if td.data_type.name in CARRIERS})
+    if carried and (not isinstance(runner, Adapted) or runner.adaptation.kind == "rank"):  # else: every value runs
+        notes.append(f"{', '.join(carried)} values travel in {', '.join(sorted({CARRIERS[c] for c in carried}))} tensors "
+                     "on torch-directml (it has no unsigned 16-, 32- or 64-bit tensors); a value its carrier cannot "
+                     "hold is refused at run time (UnsupportedValue)")
+    return tuple(notes)
+
+
 def build(graph, device: str, torch_device):
     """A Runner for ``graph`` on ``torch_device``. On torch-directml, an operator whose tensors it cannot hold as they
     are runs rewritten (torch_directml_adapt: 64-bit data in 32-bit lanes, UINT32 in flipped INT32 order, more than
