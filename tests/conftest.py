@@ -46,3 +46,13 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "directml" in item.keywords:
             item.add_marker(pytest.mark.skip(reason=reason))
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    """``fake(**options)`` installs the fake DirectML (tests/fake_directml.py); everything is released after the
+    test (``fake_directml.release_all``)."""
+    from tests import fake_directml as F
+
+    yield lambda **options: F.install(monkeypatch, **options)
+    F.release_all()

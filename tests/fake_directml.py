@@ -70,6 +70,7 @@ Options (keywords of ``install``/``FakeDirectML``):
 from __future__ import annotations
 
 import ctypes
+import gc
 import platform
 import sys
 import time
@@ -1742,11 +1743,23 @@ def install(monkeypatch, **options) -> FakeDirectML:
     return fake
 
 
-@pytest.fixture
-def fake_directml(monkeypatch):
-    """A factory: ``fake = fake_directml(**options)`` installs a FakeDirectML (see ``install``); after the test
-    the compiled cache is cleared and the devices the adapter state holds are released."""
-    yield lambda **options: install(monkeypatch, **options)
+def release_all() -> None:
+    """Undo what tests with fakes leave behind: the compile cache emptied (its size and budget back to their
+    defaults), the queues and staging buffers and the devices the adapter state holds released."""
+    from dmlops.backends.directml import runtime
+
+    compiled.set_cache_size(compiled.DEFAULT_CACHE_SIZE)
+    compiled.set_cache_budget(compiled.DEFAULT_CACHE_BUDGET)
     compiled.clear_cache()
+    gc.collect()
+    runtime.release_queues()
     _release_devices()
     adapters._state = None
+
+
+@pytest.fixture
+def fake_directml(monkeypatch):
+    """A factory: ``fake = fake_directml(**options)`` installs a FakeDirectML (see ``install``); everything is
+    released after the test (``release_all``). tests/conftest.py offers it as ``fake`` too."""
+    yield lambda **options: install(monkeypatch, **options)
+    release_all()

@@ -30,18 +30,6 @@ HALF, NO_META, VOLATILE = (ExecutionFlags.ALLOW_HALF_PRECISION_COMPUTATION, Exec
 native = pytest.mark.skipif(not F.SUPPORTED, reason=F.WHY_UNSUPPORTED)
 
 
-@pytest.fixture
-def fake(monkeypatch):
-    """A factory for a FakeDirectML with options; everything released after the test."""
-    def make(**options):
-        return F.install(monkeypatch, **options)
-
-    yield make
-    compiled.clear_cache()
-    gc.collect()
-    runtime.release_queues()
-    F._release_devices()
-    adapters._state = None
 
 
 def add(n: int = 4):

@@ -25,23 +25,6 @@ GB = 10**9
 X = np.arange(4, dtype=np.float32)
 
 
-@pytest.fixture
-def fake(monkeypatch):
-    """A factory for a FakeDirectML with options; everything released after the test."""
-    made = []
-
-    def make(**options):
-        made.append(F.install(monkeypatch, **options))
-        return made[-1]
-
-    yield make
-    compiled.set_cache_size(compiled.DEFAULT_CACHE_SIZE)
-    compiled.set_cache_budget(compiled.DEFAULT_CACHE_BUDGET)
-    compiled.clear_cache()
-    gc.collect()
-    runtime.release_queues()
-    F._release_devices()
-    adapters._state = None
 
 
 def identity(k: int, n: int = 4):

@@ -26,18 +26,6 @@ pytestmark = pytest.mark.skipif(not F.SUPPORTED, reason=F.WHY_UNSUPPORTED)
 CPP_CALLS = ["ID3D12CommandQueue::ExecuteCommandLists", "ID3D12CommandQueue::Signal", "ID3D12Fence::GetCompletedValue"]
 
 
-@pytest.fixture
-def fake(monkeypatch):
-    """A factory for a FakeDirectML with options; everything released after the test."""
-    def make(**options):
-        return F.install(monkeypatch, **options)
-
-    yield make
-    compiled.clear_cache()
-    gc.collect()
-    runtime.release_queues()
-    F._release_devices()
-    adapters._state = None
 
 
 def add(n: int):

@@ -56,20 +56,6 @@ def native(request, monkeypatch):
     F._release_devices()
 
 
-@pytest.fixture
-def fake(monkeypatch):
-    """A factory for a FakeDirectML with options; released after the test."""
-    made = []
-
-    def make(**options):
-        made.append(F.install(monkeypatch, **options))
-        return made[-1]
-
-    yield make
-    clear_cache()
-    runtime.release_queues()
-    F._release_devices()
-    adapters._state = None
 
 
 def _supports(desc) -> bool:
