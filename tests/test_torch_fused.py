@@ -20,6 +20,7 @@ import torch
 
 import dmlops
 from dmlops.ops import _recurrent_fused, _torch_fused
+from dmlops.ops._recurrent import random_inputs
 from dmlops.ops import convolution as conv_op
 
 T = dmlops.TensorDesc
@@ -55,19 +56,6 @@ def recurrent(op, steps=5, batch=4, inputs=3, hidden=6, direction="FORWARD", act
         extra = {"clip_threshold": 0.0, "use_clip_threshold": False, "couple_input_forget": False, **extra}
         return dmlops.Lstm(**fields, **extra)
     return dmlops.Rnn(**fields, **extra)
-
-
-def inputs_of(desc, seed, lengths=None):
-    rng = np.random.default_rng(seed)
-    out = {}
-    for name, t in desc.tensors().items():
-        if t is None or name.startswith("Output"):
-            continue
-        if name == "SequenceLengthsTensor":
-            out[name] = np.array(lengths, np.uint32).reshape(t.sizes)
-        else:
-            out[name] = rng.uniform(-1, 1, t.sizes).astype(np.float32)
-    return out
 
 
 class Spy:
@@ -111,7 +99,7 @@ def loop(monkeypatch, desc, x):
 def test_descriptors_outside_the_fused_kernels_semantics_say_why_and_run_the_loop(monkeypatch, desc, reason):
     assert _recurrent_fused.refusal(desc) == reason
     spy = Spy(monkeypatch, torch, _recurrent_fused.KINDS[desc.OPERATOR_TYPE][0])
-    x = inputs_of(desc, 1)
+    x = random_inputs(desc, 1)
     got = dmlops.run(desc, x, backend="torch")
     assert spy.calls == 0
     want = dmlops.run(desc, x, backend="reference")
@@ -134,7 +122,7 @@ CASES = [  # direction, lengths (None: no SequenceLengthsTensor), bias, inits
 def test_fused_matches_the_loop_and_the_reference_in_one_call(monkeypatch, op, direction, lengths, bias, inits):
     desc = recurrent(op, direction=direction, bias=bias, inits=inits, lengths=lengths is not None)
     assert _recurrent_fused.refusal(desc) is None
-    x = inputs_of(desc, 7, lengths)
+    x = random_inputs(desc, 7, lengths)
     per_step = loop(monkeypatch, desc, x)
     spy = Spy(monkeypatch, torch, _recurrent_fused.KINDS[op][0])
     got = dmlops.run(desc, x, backend="torch")
@@ -152,7 +140,7 @@ def test_length_zero_gets_directml_s_answers(op):
     # Entry 1 is empty: OutputSequence 0, forward final hidden 0, backward final hidden = HiddenInit, LSTM's forward
     # final cell the one after step 0 and its backward one CellMemInit (_recurrent_exec's docstring).
     desc = recurrent(op, direction="BIDIRECTIONAL", lengths=True)
-    x = inputs_of(desc, 3, [4, 0, 2, 5])
+    x = random_inputs(desc, 3, [4, 0, 2, 5])
     got = dmlops.run(desc, x, backend="torch")
     seq = got["OutputSequenceTensor"]
     assert not seq[:, :, 1].any() and not np.signbit(seq[:, :, 1]).any()
@@ -170,17 +158,17 @@ def test_length_zero_gets_directml_s_answers(op):
 
 def test_only_the_declared_outputs_come_back():
     desc = recurrent("LSTM", direction="BACKWARD", sequence=False)
-    assert set(dmlops.run(desc, inputs_of(desc, 2), backend="torch")) == {"OutputSingleTensor",
+    assert set(dmlops.run(desc, random_inputs(desc, 2), backend="torch")) == {"OutputSingleTensor",
                                                                             "OutputCellSingleTensor"}
     desc = recurrent("GRU", single=False, lengths=True)
-    assert set(dmlops.run(desc, inputs_of(desc, 2, [1, 2, 3, 4]), backend="torch")) == {"OutputSequenceTensor"}
+    assert set(dmlops.run(desc, random_inputs(desc, 2, [1, 2, 3, 4]), backend="torch")) == {"OutputSequenceTensor"}
 
 
 def test_float16_data_takes_the_fused_path_in_float32(monkeypatch):
     desc = recurrent("GRU", direction="BIDIRECTIONAL")
     desc16 = dataclasses.replace(desc, **{f: T("FLOAT16", getattr(desc, f).sizes) for f in desc.FIELD_NAMES
                                           if f.endswith("_tensor") and getattr(desc, f) is not None})
-    x = {k: v.astype(np.float16) for k, v in inputs_of(desc16, 4).items()}
+    x = {k: v.astype(np.float16) for k, v in random_inputs(desc16, 4).items()}
     spy = Spy(monkeypatch, torch, "gru")
     got = dmlops.run(desc16, x, backend="torch")
     assert spy.calls == 1
@@ -231,7 +219,7 @@ def test_convolution_is_one_call_with_the_bias_where_torch_s_padding_gives_direc
     assert dmlops.problems(desc, "6.2") == []
     assert (conv_op._torch_call(desc) is not None) == one_call
     pads = Spy(monkeypatch, torch.nn.functional, "pad")
-    x = inputs_of(desc, 5)
+    x = random_inputs(desc, 5)
     got = dmlops.run(desc, x, backend="torch")["OutputTensor"]
     expected_pads = (0 if one_call else 1) + (1 if any(desc.output_padding) else 0)
     assert pads.calls == expected_pads
@@ -263,7 +251,7 @@ GEMMS = [  # descriptor, the torch function that computes it in one call
 def test_gemm_is_one_blas_call(monkeypatch, desc, function):
     assert dmlops.problems(desc, "6.2") == []
     spies = {name: Spy(monkeypatch, torch, name) for name in ("matmul", "addmm", "baddbmm")}
-    x = {"ATensor": inputs_of(desc, 6)["ATensor"], "BTensor": inputs_of(desc, 6)["BTensor"]}
+    x = {"ATensor": random_inputs(desc, 6)["ATensor"], "BTensor": random_inputs(desc, 6)["BTensor"]}
     if desc.c_tensor is not None:
         x["CTensor"] = np.random.default_rng(8).uniform(-1, 1, desc.c_tensor.sizes[-1] if desc.c_tensor.strides
                                                          else desc.c_tensor.sizes).astype(np.float32)
@@ -322,7 +310,7 @@ def test_torch_directml_keeps_the_loop(monkeypatch):
     from tests import torch_directml_double as dd
 
     desc = recurrent("GRU")
-    x = inputs_of(desc, 9)
+    x = random_inputs(desc, 9)
     spy = Spy(monkeypatch, torch, "gru")
     with dd.installed():
         got = dmlops.run(desc, x, backend="torch", device="dml")
@@ -342,7 +330,7 @@ def test_cuda_fused_matches_the_reference_without_a_weight_copy_warning(op, dire
     import warnings
 
     desc = recurrent(op, direction=direction, bias=bias, inits=inits, lengths=lengths is not None)
-    x = inputs_of(desc, 7, lengths)
+    x = random_inputs(desc, 7, lengths)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # "RNN module weights are not part of single contiguous chunk of memory"
         got = dmlops.run(desc, x, backend="torch", device="cuda")
